@@ -1,0 +1,32 @@
+"""The RAG Teaching Kit: the package every notebook imports (`import helpers`).
+
+Importing it makes the process offline-safe before any library starts: Hugging Face libraries are
+told not to reach the hub, and tiktoken reads the BPE files that llama-index-core ships instead of
+downloading them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+
+def _offline_environment() -> None:
+    """Set the environment variables that keep every library offline (unless the user set them)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+    spec = importlib.util.find_spec("llama_index.core")
+    if spec is not None and spec.submodule_search_locations:
+        cache = Path(next(iter(spec.submodule_search_locations))) / "_static" / "tiktoken_cache"
+        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache))
+
+
+_offline_environment()
+
+from helpers.config import Settings, get_settings, load_settings, show  # noqa: E402
+
+__all__ = ["Settings", "get_settings", "load_settings", "show"]

@@ -1,0 +1,71 @@
+"""Command line: `python -m helpers ask "question"`, `python -m helpers prepare`, `python -m helpers config`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from helpers.config import ConfigError, get_settings, show
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    """Join and verify the local model, then build (or refresh) the course index."""
+    from helpers.models import llm_gguf_path
+    from helpers.pipeline import RAGPipeline
+
+    settings = get_settings()
+    start = time.perf_counter()
+    if settings.llm_backend == "local":
+        path = llm_gguf_path(settings)
+        print(f"model ready: {path} ({time.perf_counter() - start:.1f} s)")
+    pipeline = RAGPipeline(settings)
+    try:
+        print(f"course index: {pipeline.ingest(progress=not args.quiet)}")
+    finally:
+        pipeline.close()
+    return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    """Answer one question with citations and timings."""
+    from helpers.pipeline import RAGPipeline
+
+    pipeline = RAGPipeline(get_settings())
+    try:
+        if pipeline.store.count() == 0:
+            print("The course index is empty; building it first (python -m helpers prepare) …", file=sys.stderr)
+            pipeline.ingest(progress=False)
+        answer = pipeline.ask(" ".join(args.question), k=args.k)
+        print(answer)
+        print(f"model: {pipeline.llm.name}; {answer.prompt_tokens} prompt + {answer.completion_tokens} answer tokens")
+    finally:
+        pipeline.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `python -m helpers`."""
+    parser = argparse.ArgumentParser(prog="python -m helpers", description="The RAG Teaching Kit.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ask = sub.add_parser("ask", help="answer a question about the course documents, with citations")
+    ask.add_argument("question", nargs="+")
+    ask.add_argument("-k", type=int, default=None, help="number of chunks to retrieve")
+    ask.set_defaults(run=_ask)
+    prepare = sub.add_parser("prepare", help="verify the models and build the course index")
+    prepare.add_argument("--quiet", action="store_true")
+    prepare.set_defaults(run=_prepare)
+    sub.add_parser("config", help="print the configuration").set_defaults(run=lambda a: show() or 0)
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except ConfigError as err:
+        print(f"configuration error: {err}", file=sys.stderr)
+        return 2
+    except RuntimeError as err:  # StoreError, LLMError, ModelNotAvailable: messages written for people
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""One `Settings` object for the whole kit: defaults, then `kit.toml`, then environment variables.
+
+Every notebook starts with `show()`, so a student always sees which embedder, which LLM, which
+Qdrant and which run profile answer. Secrets (API keys) are never printed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+PROFILES = ("full", "ci")
+LLM_BACKENDS = ("local", "openai")
+EMBED_BACKENDS = ("local", "openai")
+LOCAL_LLMS = ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "smollm2-135m")
+SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")
+
+# Environment variables that are not named KIT_<FIELD> because the ecosystem already has a name.
+ENV_ALIASES = {
+    "openai_base_url": "OPENAI_BASE_URL",
+    "openai_api_key": "OPENAI_API_KEY",
+    "openai_model": "OPENAI_MODEL",
+    "qdrant_url": "QDRANT_URL",
+    "qdrant_api_key": "QDRANT_API_KEY",
+    "llm_gguf": "KIT_LLM_GGUF",
+}
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing or not allowed; the message names the key."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The kit's configuration; build it with `load_settings()`."""
+
+    profile: str = "full"
+    data_dir: Path = REPO_ROOT / ".kit_data"
+    cache_dir: Path = Path.home() / ".cache" / "rag-teaching-kit"
+    corpus_dir: Path = REPO_ROOT / "course_data" / "docs"
+    # embedding
+    embed_backend: str = "local"
+    embed_model: str = "all-MiniLM-L6-v2"
+    embed_batch_size: int = 32
+    # generation
+    llm_backend: str = "local"
+    llm_model: str = "qwen2.5-coder-0.5b"
+    llm_gguf: str = ""
+    llm_context_tokens: int = 4096
+    llm_max_answer_tokens: int = 256
+    llm_threads: int = 2
+    temperature: float = 0.0
+    seed: int = 0
+    openai_base_url: str = ""
+    openai_api_key: str = field(default="", repr=False)
+    openai_model: str = "gpt-4o-mini"
+    request_timeout_s: float = 60.0
+    # vector store
+    qdrant_url: str = ""
+    qdrant_api_key: str = field(default="", repr=False)
+    collection: str = "course"
+    # chunking and retrieval
+    chunk_tokens: int = 256
+    chunk_overlap: int = 32
+    top_k: int = 4
+
+    def __post_init__(self) -> None:
+        _check_choice("profile", self.profile, PROFILES)
+        _check_choice("llm_backend", self.llm_backend, LLM_BACKENDS)
+        _check_choice("embed_backend", self.embed_backend, EMBED_BACKENDS)
+        if self.llm_backend == "local" and not self.llm_gguf:
+            _check_choice("llm_model", self.llm_model, LOCAL_LLMS)
+        for name in ("top_k", "chunk_tokens", "llm_context_tokens", "llm_max_answer_tokens", "embed_batch_size"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
+        if not 0 <= self.chunk_overlap < self.chunk_tokens:
+            raise ConfigError(f"chunk_overlap must be in [0, chunk_tokens={self.chunk_tokens}), got {self.chunk_overlap}")
+        if not 0.0 <= self.temperature <= 2.0:
+            raise ConfigError(f"temperature must be between 0 and 2, got {self.temperature}")
+
+    @property
+    def qdrant_location(self) -> str:
+        """Where Qdrant lives: the server URL, or the embedded folder."""
+        return self.qdrant_url or str(self.data_dir / "qdrant")
+
+    @property
+    def llm_name(self) -> str:
+        """A human-readable name of the answering model."""
+        if self.llm_backend == "openai":
+            return f"{self.openai_model} @ {self.openai_base_url or 'api.openai.com'}"
+        return self.llm_gguf or self.llm_model
+
+    def replace(self, **changes: object) -> Settings:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def as_rows(self) -> list[tuple[str, str]]:
+        """(key, value) rows for display, secrets masked."""
+        rows = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in SECRET_FIELDS:
+                value = "set (hidden)" if value else "not set"
+            rows.append((f.name, str(value)))
+        return rows
+
+
+def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{key} = {value!r} is not allowed; choose one of: {', '.join(allowed)}")
+
+
+def _coerce(key: str, raw: object, target: object) -> object:
+    """Convert a raw TOML or environment value to the type of the default."""
+    try:
+        if isinstance(target, bool):
+            return raw if isinstance(raw, bool) else str(raw).lower() in ("1", "true", "yes", "on")
+        if isinstance(target, int):
+            return int(raw)
+        if isinstance(target, float):
+            return float(raw)
+        if isinstance(target, Path):
+            return Path(str(raw)).expanduser()
+        return str(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{key} = {raw!r} is not a valid {type(target).__name__}") from None
+
+
+def load_settings(toml_path: Path | None = None, environ: dict[str, str] | None = None) -> Settings:
+    """Defaults, overridden by `kit.toml` (if present), overridden by environment variables."""
+    environ = dict(os.environ if environ is None else environ)
+    defaults = Settings()
+    known = {f.name: getattr(defaults, f.name) for f in fields(Settings)}
+    values: dict[str, object] = {}
+
+    toml_path = toml_path or Path(environ.get("KIT_CONFIG", REPO_ROOT / "kit.toml"))
+    if toml_path.exists():
+        try:
+            table = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"{toml_path} is not valid TOML: {err}") from None
+        for key, raw in table.items():
+            if key not in known:
+                raise ConfigError(f"unknown key {key!r} in {toml_path}; known keys: {', '.join(known)}")
+            values[key] = _coerce(key, raw, known[key])
+
+    for key, default in known.items():
+        env_name = ENV_ALIASES.get(key, f"KIT_{key.upper()}")
+        if environ.get(env_name, "") != "":
+            values[key] = _coerce(env_name, environ[env_name], default)
+    if values.get("openai_base_url") and "llm_backend" not in values:
+        values["llm_backend"] = "openai"  # an endpoint given by env means: use it
+    return Settings(**values)
+
+
+_current: Settings | None = None
+
+
+def get_settings() -> Settings:
+    """The settings of this process (loaded once)."""
+    global _current
+    if _current is None:
+        _current = load_settings()
+    return _current
+
+
+def show(settings: Settings | None = None) -> None:
+    """Print the configuration as a small table (secrets hidden)."""
+    settings = settings or get_settings()
+    rows = settings.as_rows()
+    width = max(len(k) for k, _ in rows)
+    print(f"RAG Teaching Kit configuration (profile: {settings.profile})")
+    for key, value in rows:
+        print(f"  {key.ljust(width)}  {value}")

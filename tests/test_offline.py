@@ -1,0 +1,38 @@
+"""The kit answers with no network at all: the CLI `ask` run inside `unshare -n`."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from helpers.config import REPO_ROOT
+from helpers.corpus import course_files
+
+
+def _can_unshare() -> bool:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _can_unshare(), reason="needs root and `unshare -n` (Linux) to cut the network")
+def test_cli_ask_answers_with_citation_without_network() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "QDRANT_"))}
+    result = subprocess.run(
+        ["unshare", "-n", sys.executable, "-m", "helpers", "ask", "What is the application fee for the MS program?"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    cited = re.findall(r"^\[(\d+)\] (\S+)", result.stdout, flags=re.MULTILINE)
+    assert cited, f"no citation in:\n{result.stdout}"
+    corpus = {p.relative_to(REPO_ROOT / "course_data" / "docs").as_posix() for p in course_files()}
+    assert any(source.rstrip(",") in corpus for _, source in cited), result.stdout
