@@ -1,0 +1,191 @@
+"""Parsing: every file of the course corpus into LlamaIndex `Document`s with clean text and metadata.
+
+What it does: `parse(path)` picks a parser by suffix (PDF, HTML, Markdown, e-mail, CSV, plain text)
+and returns Documents whose metadata always holds `source`, `doc_type` and `title` (plus page, url,
+date, sender... per type) as str/int/float, with ids that are the same on every run.
+`parse_folder(folder)` walks a folder and never crashes: a file that cannot be parsed is skipped and
+reported with a one-line reason. Tables become one sentence per row (`tables="sentences"`) or stay as
+plain cell lines (`tables="raw"`), so a notebook can compare the two.
+What it leaves out: OCR, Word/PowerPoint files, images, and any network access.
+
+    >>> report = parse_folder("course_data/docs")
+    >>> print(report.summary())
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bs4 import UnicodeDammit
+from llama_index.core import Document
+from tqdm.auto import tqdm
+
+from helpers.parsing.base import (
+    MAX_BYTES,
+    ParseError,
+    UnsupportedFile,
+    check_tables_mode,
+    decode_bytes,
+    humanise,
+    make_document,
+    source_name,
+)
+from helpers.parsing.email import read_email
+from helpers.parsing.html import html_to_text, noise_share
+from helpers.parsing.markdown import read_markdown
+from helpers.parsing.pdf import pdf_pages, read_pdf
+from helpers.parsing.tables import csv_to_text, row_to_sentence
+
+__all__ = [
+    "Document",
+    "ParseError",
+    "ParseReport",
+    "UnsupportedFile",
+    "html_to_text",
+    "noise_share",
+    "parse",
+    "parse_folder",
+    "pdf_pages",
+    "row_to_sentence",
+]
+
+
+def _parse_pdf(path: Path, meta: dict, tables: str) -> list[Document]:
+    """One Document per page that has text."""
+    title, pages = read_pdf(path, tables=tables)
+    return [
+        make_document(text, {**meta, "doc_type": "pdf", "title": title, "page": number}, page=number)
+        for number, text in pages
+    ]
+
+
+def _parse_html(path: Path, meta: dict, tables: str) -> list[Document]:
+    """One Document for the page's main text, with url and noise_share."""
+    data = path.read_bytes()
+    # UnicodeDammit honours a BOM or <meta charset>, then guesses; decode_bytes is the fallback.
+    html = UnicodeDammit(data, is_html=True).unicode_markup or decode_bytes(data)
+    text, found = html_to_text(html, tables=tables)
+    found["title"] = found["title"] or humanise(path.stem)
+    return [make_document(text, {**meta, "doc_type": "html", **found})]
+
+
+def _parse_markdown(path: Path, meta: dict, tables: str) -> list[Document]:
+    """One Document: the Markdown body, front matter as metadata."""
+    text, found = read_markdown(decode_bytes(path.read_bytes()), humanise(path.stem))
+    return [make_document(text, {**found, **meta, "doc_type": "markdown"})]
+
+
+def _parse_email(path: Path, meta: dict, tables: str) -> list[Document]:
+    """One Document: header block + body."""
+    text, found = read_email(path)
+    return [make_document(text, {**meta, "doc_type": "email", **found})]
+
+
+def _parse_csv(path: Path, meta: dict, tables: str) -> list[Document]:
+    """One Document: every row as a sentence (or raw lines), captioned with the file's name."""
+    caption = humanise(path.stem)
+    try:
+        text = csv_to_text(decode_bytes(path.read_bytes()), caption, tables=tables)
+    except csv.Error as error:  # NUL bytes, a runaway quoted field...
+        raise ParseError(f"unreadable CSV ({error})") from None
+    if not text:
+        raise ParseError("has no readable text (the CSV has no rows)")
+    return [make_document(text, {**meta, "doc_type": "table", "title": caption, "caption": caption})]
+
+
+def _parse_text(path: Path, meta: dict, tables: str) -> list[Document]:
+    """One Document: the text as it is; the title is its first line when that line is short."""
+    text = decode_bytes(path.read_bytes()).strip()
+    if not text:
+        raise ParseError("has no readable text (only whitespace)")
+    first_line = text.splitlines()[0].strip().lstrip("#").strip()
+    title = first_line if len(first_line) <= 100 else humanise(path.stem)
+    return [make_document(text, {**meta, "doc_type": "text", "title": title})]
+
+
+PARSERS: dict[str, Callable[[Path, dict, str], list[Document]]] = {
+    ".pdf": _parse_pdf,
+    ".html": _parse_html,
+    ".htm": _parse_html,
+    ".md": _parse_markdown,
+    ".markdown": _parse_markdown,
+    ".eml": _parse_email,
+    ".csv": _parse_csv,
+    ".txt": _parse_text,
+}
+
+
+def parse(path: str | Path, *, tables: str = "sentences", root: Path | None = None) -> list[Document]:
+    """Parse one file into Documents; raises ParseError (or UnsupportedFile) naming the file."""
+    check_tables_mode(tables)
+    path = Path(path)
+    source = source_name(path, root)
+    parser = PARSERS.get(path.suffix.lower())
+    if parser is None:
+        supported = ", ".join(sorted(PARSERS))
+        raise UnsupportedFile(f"unsupported file type {path.suffix or '(no suffix)'!r}; supported: {supported}", source)
+    # Cheap checks first: a missing, empty or huge file is refused before anything reads it.
+    if not path.is_file():
+        raise ParseError("file not found (or a broken link)", source)
+    size = path.stat().st_size
+    if size == 0:
+        raise ParseError("empty file", source)
+    if size > MAX_BYTES:
+        raise ParseError(f"file is {size / 2**20:.1f} MB, over the {MAX_BYTES // 2**20} MB limit; split it", source)
+    try:
+        return parser(path, {"source": source}, tables)
+    except UnsupportedFile:
+        raise
+    except ParseError as error:
+        raise ParseError(error.reason, source) from None
+
+
+@dataclass
+class ParseReport:
+    """What parse_folder made: the documents, and the files it skipped with the reason why."""
+
+    documents: list[Document] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative path, reason)
+
+    def counts(self) -> Counter[str]:
+        """Number of documents per doc_type."""
+        return Counter(str(doc.metadata["doc_type"]) for doc in self.documents)
+
+    def summary(self) -> str:
+        """One line: "parsed 58 files into 74 documents; skipped 2: a.pdf (corrupt PDF: ...), ..."."""
+        files = len({doc.metadata["source"] for doc in self.documents})
+        line = f"parsed {files} files into {len(self.documents)} documents; skipped {len(self.skipped)}"
+        if self.skipped:
+            line += ": " + ", ".join(f"{name} ({reason})" for name, reason in self.skipped)
+        return line
+
+
+def _walk(folder: Path) -> list[Path]:
+    """Every file under folder, sorted; hidden files and folders are ignored, symlinked folders not entered."""
+    files = []
+    for directory, subdirectories, names in os.walk(folder, followlinks=False):
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
+        files += [Path(directory) / name for name in names if not name.startswith(".")]
+    return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def parse_folder(path: str | Path, *, tables: str = "sentences", progress: bool = True) -> ParseReport:
+    """Parse every file under a folder; files that fail are skipped with a one-line reason, never raised."""
+    check_tables_mode(tables)
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ParseError("not a folder (or it does not exist)", str(folder))
+    report = ParseReport()
+    for file in tqdm(_walk(folder), desc="parsing", unit="file", disable=not progress):
+        try:
+            report.documents += parse(file, tables=tables, root=folder)
+        except ParseError as error:
+            report.skipped.append((source_name(file, folder), error.reason))
+        except Exception as error:  # a bug or a file no check foresaw: report it, keep going
+            report.skipped.append((source_name(file, folder), f"unexpected {type(error).__name__}: {error}"))
+    return report

@@ -1,0 +1,64 @@
+"""Tables as text: every row becomes one self-contained sentence (table-to-text), or plain cell lines.
+
+A chunker cuts a table anywhere, and a chunk holding "4 | A | Tue/Thu" answers nothing. Written as
+"Class schedule: Course ADS 510, Units 4, Section A, Days Tue/Thu." each row keeps its caption and
+column names, so any chunk of it can be retrieved and quoted on its own.
+Left out: merged header hierarchies (multi-row headers are joined per column), and number formatting.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+
+from helpers.parsing.base import collapse
+
+
+def row_to_sentence(caption: str, header: list[str], row: list[str]) -> str:
+    """One table row as a sentence: "Caption: Header1 value1, Header2 value2."; empty cells skipped."""
+    parts = []
+    for index, cell in enumerate(row):
+        value = collapse(cell or "")
+        if not value:
+            continue
+        name = collapse(header[index]) if index < len(header) and header[index] else ""
+        parts.append(f"{name} {value}" if name else value)
+    body = ", ".join(parts)
+    if body and body[-1] not in ".!?":
+        body += "."
+    caption = collapse(caption or "")
+    return f"{caption}: {body}" if caption and body else body
+
+
+def table_to_text(
+    caption: str,
+    header: list[str],
+    rows: Sequence[list[str]],
+    *,
+    tables: str = "sentences",
+    caption_in_raw: bool = False,
+) -> str:
+    """A whole table as text: one sentence per row, or (raw) the cells joined by " | ", header first."""
+    if tables == "raw":
+        lines = [collapse(caption)] if caption_in_raw and caption else []
+        lines += [" | ".join(collapse(cell or "") for cell in line) for line in [header, *rows] if any(line)]
+        return "\n".join(lines)
+    sentences = (row_to_sentence(caption, header, row) for row in rows)
+    return "\n".join(sentence for sentence in sentences if sentence)
+
+
+def csv_to_text(text: str, caption: str, *, tables: str = "sentences") -> str:
+    """A CSV file's text as table text: the first row is the header, blank rows are dropped."""
+    try:
+        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
+    except csv.Error:  # too little text to guess from: plain commas
+        dialect = csv.excel
+    rows = [row for row in csv.reader(io.StringIO(text), dialect) if any(cell.strip() for cell in row)]
+    if not rows:
+        return ""
+    if tables == "raw":
+        return "\n".join(" | ".join(cell.strip() for cell in row) for row in rows)
+    header = [cell.replace("_", " ") for cell in rows[0]]  # snake_case column names read as words
+    body = rows[1:]
+    return table_to_text(caption, header, body, tables=tables)
