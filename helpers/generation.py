@@ -21,16 +21,35 @@ from helpers.store import Hit
 
 SYSTEM_PROMPT = (
     "You answer questions about a university program using only the numbered context passages. "
-    "After the answer, cite the passage number in square brackets, e.g. 'The fee is $50 [2].' "
+    "Give a short answer and cite the passage number in square brackets. "
     "If the passages do not contain the answer, say: I don't know based on the program documents."
 )
 
-USER_TEMPLATE = (
-    "Context:\n{context}\n\n"
-    "Question: {question}\n"
-    "Write a one-sentence answer from the context, ending with the passage number in brackets. "
-    "If the context does not contain the answer, reply: I don't know based on the program documents."
-)
+USER_TEMPLATE = "Context:\n{context}\n\nQuestion: {question}"
+
+# Two worked turns before the real question: a 0.5B model follows a shown pattern far better than a rule.
+# They are a fixed prefix, so llama.cpp serves them from its KV cache after the first question.
+FEW_SHOT_TURNS = [
+    {
+        "role": "user",
+        "content": USER_TEMPLATE.format(
+            context="[1] The library is open from 8 am to 10 pm on weekdays.\n\n"
+            "[2] Each lab course charges a materials fee of $40 per quarter.\n\n"
+            "[3] Students may borrow up to 20 books at a time.",
+            question="How much is the lab materials fee?",
+        ),
+    },
+    {"role": "assistant", "content": "The lab materials fee is $40 per quarter [2]."},
+    {
+        "role": "user",
+        "content": USER_TEMPLATE.format(
+            context="[1] The library is open from 8 am to 10 pm on weekdays.\n\n"
+            "[2] Students may borrow up to 20 books at a time.",
+            question="When does the gym open?",
+        ),
+    },
+    {"role": "assistant", "content": "I don't know based on the program documents."},
+]
 
 REFUSAL = "I don't know based on the program documents."
 
@@ -211,9 +230,14 @@ class Answer:
         return is_refusal(self.text)
 
     def __str__(self) -> str:
-        lines = [self.text, ""]
-        lines += [str(c) for c in self.citations] or ["(no citation)"]
-        timing = ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items())
+        cited = {c.number for c in self.citations}
+        lines = [self.text, "", "Sources (* = cited in the answer):"]
+        for number, hit in enumerate(self.hits, start=1):
+            page = hit.metadata.get("page")
+            where = f", page {page}" if page not in (None, "") else ""
+            mark = "*" if number in cited else " "
+            lines.append(f" {mark}[{number}] {hit.source}{where}, chunk {hit.metadata.get('chunk')}")
+        timing = ", ".join(f"{k} {v:.2f} s" for k, v in self.timings.items())
         lines.append(f"timings: {timing}")
         return "\n".join(lines)
 
@@ -227,9 +251,10 @@ def format_context(hits: Sequence[Hit]) -> str:
 
 
 def build_messages(question: str, hits: Sequence[Hit]) -> list[dict[str, str]]:
-    """The chat messages: grounding rules first, then numbered context and the question."""
+    """The chat messages: grounding rules, two worked examples, then numbered context and the question."""
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
+        *FEW_SHOT_TURNS,
         {"role": "user", "content": USER_TEMPLATE.format(context=format_context(hits), question=question)},
     ]
 
