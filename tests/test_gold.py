@@ -51,3 +51,10 @@ def test_unanswerable_questions_have_no_answer_and_conversations_have_history() 
             assert not question.answer and not question.evidence, question.id
         if question.category == "conversational":
             assert question.history, f"{question.id}: a follow-up needs its chat history"
+
+
+def test_course_files_lists_every_format() -> None:
+    from helpers.corpus import course_files
+
+    suffixes = {p.suffix for p in course_files()}
+    assert {".pdf", ".html", ".csv", ".eml", ".md"} <= suffixes
