@@ -1191,8 +1191,8 @@ def build() -> list[Path]:
         msg["Message-ID"] = m["message_id"]
         if parent:
             msg["In-Reply-To"] = parent["message_id"]
-            msg["References"] = " ".join(parent.get("references", []) + [parent["message_id"]])
-            m["references"] = parent.get("references", []) + [parent["message_id"]]
+            msg["References"] = " ".join([*parent.get("references", []), parent["message_id"]])
+            m["references"] = [*parent.get("references", []), parent["message_id"]]
         # body text: the message's own paragraphs, then (for replies) the attribution and quoted paragraphs
         if m.get("html"):
             text = plain_newsletter(m["body"])

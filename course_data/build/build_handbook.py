@@ -21,8 +21,18 @@ from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER, TA_LEFT
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.styles import ParagraphStyle
-from reportlab.platypus import (BaseDocTemplate, Flowable, Frame, NextPageTemplate, PageBreak, PageTemplate,
-                                Paragraph, Spacer, Table, TableStyle)
+from reportlab.platypus import (
+    BaseDocTemplate,
+    Flowable,
+    Frame,
+    NextPageTemplate,
+    PageBreak,
+    PageTemplate,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
+)
 
 BUILD = Path(__file__).resolve().parent
 OUT = BUILD.parent / "docs" / "handbook" / "program_handbook_2026-27.pdf"
@@ -178,7 +188,7 @@ def table_plans(facts: dict, width: float) -> list[Flowable]:
     keys = ["autumn_year_1", "winter_year_1", "spring_year_1", "summer_year_1", "autumn_year_2"]
     plans = [facts["tracks"][t]["sample_full_time_plan"] for t in ("MLE", "ADSc")]
     rows = []
-    for i, (name, key) in enumerate(zip(names, keys)):
+    for i, (name, key) in enumerate(zip(names, keys, strict=False)):
         rows.append([name] + [", ".join(p[key]) + f" ({p['units_by_quarter'][i]} units)" for p in plans])
     rows.append(["Total", "48 units", "48 units"])
     return grid_table("Table 2. Sample full-time plans (five quarters)", ["Quarter", "MLE track", "ADSc track"],
@@ -307,10 +317,10 @@ class TuneSpacer(Flowable):
         super().__init__()
         self.height = height
 
-    def wrap(self, aw, ah):  # noqa: ANN001
+    def wrap(self, aw, ah):
         return aw, self.height
 
-    def split(self, aw, ah):  # noqa: ANN001
+    def split(self, aw, ah):
         if self.height <= ah:
             return [self]
         if ah < 1:
@@ -321,7 +331,7 @@ class TuneSpacer(Flowable):
         pass
 
 
-def decorate(canvas, doc) -> None:  # noqa: ANN001
+def decorate(canvas, doc) -> None:
     """Running header and "Page N" footer on every page (and note which pages are two-column)."""
     if doc.pageTemplate.id == "two":
         doc.two_column_pages.append(doc.page)

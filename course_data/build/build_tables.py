@@ -173,7 +173,7 @@ def build_calendar(facts: dict) -> str:
         y1, y2 = int(first), int(first[:2] + second)
         names = [f"Autumn {y1}", f"Winter {y2}", f"Spring {y2}", f"Summer {y2}"]
         starts = []
-        for quarter, name in zip(["Autumn", "Winter", "Spring", "Summer"], names):
+        for quarter, name in zip(["Autumn", "Winter", "Spring", "Summer"], names, strict=False):
             begin = next(ev["date"] for ev in events if ev["event"] == f"{quarter} quarter instruction begins")
             starts.append((begin, name))
         for ev in events:

@@ -3,7 +3,12 @@
 
 Run: .venv/bin/python course_data/build/web/build.py [page.html ...]
 """
-import html, json, random, re, sys, hashlib
+import hashlib
+import html
+import json
+import random
+import re
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -109,23 +114,23 @@ def convert(src_text, page_key, variant):
             else:
                 out.append(f'<h{level} id="h-{slug(text)}">{inline(text)}</h{level}>')
             continue
-        if all(l.startswith("- ") for l in lines):
-            items = "".join(f"<li>{inline(l[2:])}</li>" for l in lines)
+        if all(line.startswith("- ") for line in lines):
+            items = "".join(f"<li>{inline(line[2:])}</li>" for line in lines)
             out.append(f"<ul>{items}</ul>")
             continue
-        if all(re.match(r"^\d+\. ", l) for l in lines):
-            items = "".join("<li>" + inline(re.sub(r"^\d+\. ", "", l)) + "</li>" for l in lines)
+        if all(re.match(r"^\d+\. ", line) for line in lines):
+            items = "".join("<li>" + inline(re.sub(r"^\d+\. ", "", line)) + "</li>" for line in lines)
             out.append(f"<ol>{items}</ol>")
             continue
-        if all(l.startswith("|") for l in lines):
-            rows = [[c.strip() for c in l.strip().strip("|").split("|")] for l in lines]
+        if all(line.startswith("|") for line in lines):
+            rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
             head = "".join(f'<th scope="col">{inline(c)}</th>' for c in rows[0])
             body = "".join("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
             out.append(f'<div class="table-wrap"><table class="data-table"><thead><tr>{head}</tr></thead>'
                        f"<tbody>{body}</tbody></table></div>")
             continue
         if len(lines) > 1:  # address-like block
-            out.append('<p class="contact-block">' + "<br>\n".join(inline(l) for l in lines) + "</p>")
+            out.append('<p class="contact-block">' + "<br>\n".join(inline(line) for line in lines) + "</p>")
             continue
         if first.startswith('"') or first.startswith("\u201c"):
             out.append(f'<blockquote class="pull-quote"><p>{inline(first)}</p></blockquote>')
@@ -193,7 +198,7 @@ def nav_html(current):
         active = ' aria-current="page"' if href == current else ""
         if sub:
             cur = ' aria-current="page"'
-            subs = "".join(f'<li><a href="{h}"{cur if h == current else ""}>{l}</a></li>' for l, h in sub)
+            subs = "".join(f'<li><a href="{h}"{cur if h == current else ""}>{sub_label}</a></li>' for sub_label, h in sub)
             items.append(f'<li class="menu-item has-children"><a href="{href}"{active} aria-haspopup="true">{label}</a>'
                          f'<ul class="sub-menu">{subs}</ul></li>')
         else:
@@ -281,7 +286,7 @@ def util_css(rng, n_bytes):
 
 
 def analytics_snippet(variant, dup=False):
-    gid = "G-LU7QX3D2MS" if not dup else "G-LU7QX3D2MS"
+    gid = "G-LU7QX3D2MS"
     extra = ""
     if dup:
         extra = """
@@ -439,7 +444,7 @@ def page_html(key, outfile, path, title, crumbs, target, variant, main_inner, sr
         '<meta name="keywords" content="data science master\'s, applied data science, machine learning engineering, analytics, Lakeside University, Harbor City">',
         '<meta name="robots" content="index, follow, max-image-preview:large">',
         '<meta name="generator" content="Campus CMS 9.4.2">',
-        f'<meta property="og:type" content="website"><meta property="og:site_name" content="Lakeside University Data Science">',
+        '<meta property="og:type" content="website"><meta property="og:site_name" content="Lakeside University Data Science">',
         f'<meta property="og:title" content="{title}"><meta property="og:url" content="{url}">',
         f'<meta property="og:description" content="{desc}">',
         f'<meta property="og:image" content="{BASE}/media/og/{slug(title) or "home"}.jpg">',
@@ -455,7 +460,7 @@ def page_html(key, outfile, path, title, crumbs, target, variant, main_inner, sr
         head.append('<meta name="campaign" content="ads_fall27_search">')
     head.append(analytics_snippet(variant, dup))
     head.append(jsonld(title, url, crumbs, key, src_text))
-    crumb_list = [("Home", "/")] + crumbs
+    crumb_list = [("Home", "/"), *crumbs]
     crumb_html = "".join(f'<li><a href="{h}">{n}</a></li>' for n, h in crumb_list)
     if key != "index":
         crumb_html += f'<li aria-current="page">{title}</li>'
@@ -491,15 +496,15 @@ def page_html(key, outfile, path, title, crumbs, target, variant, main_inner, sr
 
 
 def page_css(variant):
-    lines = [l for l in BASE_CSS.strip().split("\n")]
+    lines = BASE_CSS.strip().split("\n")
     rng = random.Random(100 + variant)
-    keep = lines[:6] + [l for l in lines[6:] if rng.random() < 0.5]
+    keep = lines[:6] + [line for line in lines[6:] if rng.random() < 0.5]
     return "\n".join(keep)
 
 
 def assemble(head, body_open, main, tail, css, variant=0):
     style = f'<style id="theme-critical">{page_css(variant)}\n{css}</style>'
-    return "\n".join(head[:-2] + [style] + head[-2:] + body_open + [main] + tail + ["</body>", "</html>"]) + "\n"
+    return "\n".join([*head[:-2], style, *head[-2:], *body_open, main, *tail, "</body>", "</html>"]) + "\n"
 
 
 def kept_len(html_text):
@@ -518,10 +523,10 @@ def build(only=None):
         src_text = (SRC / f"{key}.txt").read_text()
         main_inner = convert(src_text, key, variant)
         head, body_open, main, tail = page_html(key, outfile, path, title, crumbs, target, variant, main_inner, src_text)
-        rng = random.Random(int(hashlib.md5(key.encode()).hexdigest()[:8], 16))
+        random.Random(int(hashlib.md5(key.encode()).hexdigest()[:8], 16))
         if key == "news":
             main = news_bloat.inject(main)
-            tail = [news_bloat.state_script()] + tail
+            tail = [news_bloat.state_script(), *tail]
             target = 0.93
         # find css size to hit target noise share
         lo, hi = 0, 400000

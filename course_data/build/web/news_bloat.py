@@ -1,5 +1,6 @@
 """Bloat for the news/events page: a huge inline SVG illustration and a big hydration-state script."""
-import json, random
+import json
+import random
 
 EVENTS = [
     ("discover-ads-oct", "Discover ADS virtual information session", "2026-10-08T17:30", "Online"),
@@ -22,7 +23,7 @@ def _svg(rng, n_paths=520):
              '<stop offset="1" stop-color="#7fc4e8"/></linearGradient><filter id="blur"><feGaussianBlur stdDeviation="2"/></filter></defs>',
              '<rect width="1600" height="520" fill="url(#sky)"/>']
     palette = ["#0b3d5c", "#12577f", "#7fc4e8", "#f4b942", "#e86f5a", "#1e8a8a", "#efe3c8", "#ffffff"]
-    for i in range(n_paths):
+    for _i in range(n_paths):
         x, y = rng.uniform(0, 1600), rng.uniform(0, 520)
         pts = " ".join(f"{'M' if k == 0 else 'C'}{x + rng.uniform(-60, 60):.2f},{y + rng.uniform(-40, 40):.2f} "
                        f"{x + rng.uniform(-60, 60):.2f},{y + rng.uniform(-40, 40):.2f} {x + rng.uniform(-60, 60):.2f},{y + rng.uniform(-40, 40):.2f}"
@@ -53,7 +54,7 @@ def state_script():
                            for _ in range(64))},
                        "tags": rng.sample(["admissions", "careers", "capstone", "students", "alumni", "community",
                                            "graduation", "hackathon", "online"], 3),
-                       "tracking": {"impressionId": "%032x" % rng.getrandbits(128), "slot": rng.randint(1, 12)},
+                       "tracking": {"impressionId": f"{rng.getrandbits(128):032x}", "slot": rng.randint(1, 12)},
                        "a11y": {"altPending": True}, "cms": {"nodeId": rng.randint(10000, 99999), "rev": rng.randint(1, 40),
                                                              "author": "scds-web", "workflow": "published"}})
     i18n = {f"events.ui.{k}": v for k, v in [
@@ -67,7 +68,7 @@ def state_script():
                 for n in range(14)]
     state = {"route": "/news-events", "locale": "en-US", "events": events, "i18n": i18n, "carousel": carousel,
              "feature_flags": {f"flag_{k}": bool(rng.getrandbits(1)) for k in range(60)},
-             "buildId": "%040x" % rng.getrandbits(160)}
+             "buildId": f"{rng.getrandbits(160):040x}"}
     return '<script id="__INITIAL_STATE__" type="application/json">' + json.dumps(state, separators=(",", ":")) + "</script>\n" \
         '<script>window.__LU_EVENTS__=JSON.parse(document.getElementById("__INITIAL_STATE__").textContent);' \
         '(function(s){var r=document.querySelector(".events-hero-art");if(!r)return;var i=0;setInterval(function(){i=(i+1)%s.carousel.length;' \
