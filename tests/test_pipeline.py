@@ -17,8 +17,8 @@ from helpers.store import Hit, KitStore, StoreError
 
 def test_node_ids_are_deterministic_and_content_based() -> None:
     doc = Document(text="Alpha. " * 200, metadata={"source": "a.md"})
-    first = [n.node_id for n in chunk_documents([doc], 64, 8)]
-    again = [n.node_id for n in chunk_documents([doc], 64, 8)]
+    first = [n.node_id for n in chunk_documents([doc], "fixed_tokens", size=64, overlap=8)]
+    again = [n.node_id for n in chunk_documents([doc], "fixed_tokens", size=64, overlap=8)]
     assert first == again and len(set(first)) == len(first) > 1
     assert node_id("a.md", "x") != node_id("b.md", "x")
 

@@ -1,0 +1,89 @@
+"""What every chunking strategy shares: token counting, building nodes, ids, and the contextual prefix.
+
+A strategy turns one `Document` into `TextNode`s made by `make_node` (the document's metadata plus a
+`section_path`); `finish` then numbers each document's chunks, names the strategy and gives every node a
+deterministic id. `add_context` is the seed-003 option: the prefix "Title > Section" goes into metadata
+that is embedded with the text but never shown to the LLM.
+What it leaves out: the strategies themselves (one file each) and anything about embedding or storage.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from functools import cache
+
+import tiktoken
+from llama_index.core import Document
+from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode
+
+# A fixed namespace: uuid5(namespace, name) is the same on every machine and every run.
+KIT_NAMESPACE = uuid.UUID("6f1c2a4e-8d4b-5f3a-9c1e-2b7d4a0e9f11")
+# Bookkeeping the embedder must not see; `context` is the one key added *for* the embedder.
+NOT_EMBEDDED = ("chunk", "strategy", "section_path")
+NOT_FOR_LLM = ("chunk", "strategy", "context")
+SEPARATOR = " > "
+
+
+@cache
+def encoding() -> tiktoken.Encoding:
+    """The cl100k_base tokenizer (read offline from the cache `import helpers` points at)."""
+    return tiktoken.get_encoding("cl100k_base")
+
+
+def count_tokens(text: str) -> int:
+    """Number of cl100k_base tokens in `text`."""
+    return len(encoding().encode(text, disallowed_special=()))
+
+
+def node_id(source: str, text: str) -> str:
+    """The deterministic point id of a chunk: a UUID made from its source and its text."""
+    return str(uuid.uuid5(KIT_NAMESPACE, f"{source}\x00{text}"))
+
+
+def make_node(document: Document, text: str, section_path: str = "") -> TextNode:
+    """A node holding `text`, with the document's metadata, its section path and a link to the document."""
+    node = TextNode(
+        text=text,
+        metadata={**document.metadata, "section_path": section_path},
+        excluded_embed_metadata_keys=[*document.excluded_embed_metadata_keys, *NOT_EMBEDDED],
+        excluded_llm_metadata_keys=[*document.excluded_llm_metadata_keys, *NOT_FOR_LLM],
+    )
+    node.relationships[NodeRelationship.SOURCE] = document.as_related_node_info()
+    return node
+
+
+def contextual_prefix(node: TextNode) -> str:
+    """The seed-003 prefix of a chunk: "Title > Section > Subsection" (a heading equal to the title once)."""
+    parts = [str(node.metadata.get("title", "")), *str(node.metadata.get("section_path", "")).split(SEPARATOR)]
+    return SEPARATOR.join(dict.fromkeys(part for part in parts if part))
+
+
+def add_context(nodes: Sequence[TextNode]) -> list[TextNode]:
+    """Embed each node as "context: Title > Section" + its text; the LLM still sees the clean text."""
+    for node in nodes:
+        if "context" in node.metadata:  # already has its prefix
+            continue
+        # The context goes first in the metadata, so it leads the embedded string ...
+        node.metadata = {"context": contextual_prefix(node), **node.metadata}
+        # ... and replaces the title there (the prefix starts with it).
+        node.excluded_embed_metadata_keys = [*node.excluded_embed_metadata_keys, "title"]
+    return list(nodes)
+
+
+def finish(nodes: Sequence[TextNode], strategy: str) -> list[TextNode]:
+    """Number each document's chunks, record the strategy, and give every node its content-based id."""
+    chunks_so_far: dict[str, int] = {}
+    seen: dict[tuple[str, str], int] = {}  # the same text twice in one document gets two ids
+    for node in nodes:
+        document = node.ref_doc_id or ""
+        node.metadata["chunk"] = chunks_so_far.get(document, 0)
+        chunks_so_far[document] = node.metadata["chunk"] + 1
+        node.metadata["strategy"] = strategy
+        # The id hashes what gets embedded (text + embedded metadata): a node whose vector would change
+        # gets a new id, so switching the contextual prefix on or off re-embeds instead of keeping stale vectors.
+        embedded = node.get_content(metadata_mode=MetadataMode.EMBED)
+        repeat = seen[(document, embedded)] = seen.get((document, embedded), -1) + 1
+        source = node.metadata.get("source", document)
+        node.id_ = node_id(f"{source}#{node.metadata.get('page', '')}#{repeat}", embedded)
+    return list(nodes)

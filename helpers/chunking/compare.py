@@ -1,0 +1,171 @@
+"""Measure chunking strategies side by side on the gold questions (what notebook 02 shows).
+
+For each strategy: how many chunks and how long (cl100k tokens), the share of gold evidence quotes that
+sit wholly inside one chunk, and how well exact dense retrieval finds the evidence: recall@k and MRR, and
+recall within a context budget — the top chunks that fit in 1,500 tokens together — which compares
+strategies at equal reading cost (at equal k, longer chunks simply bring more text).
+Retrieval here is brute force in numpy (`X @ q` over L2-normalised vectors), which is exact and needs no
+vector store; the embedder's disk cache makes a re-run cheap.
+What it leaves out: BM25, hybrid and reranking (notebooks 05–06) and any answer generation.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from llama_index.core import Document
+from llama_index.core.schema import MetadataMode, TextNode
+
+from helpers.chunking import STRATEGIES, chunk_documents, count_tokens
+from helpers.config import Settings, get_settings
+from helpers.corpus import Question
+from helpers.embedding import Embedder
+from helpers.evaluation import chunk_supports, evaluate_retrieval, recall_at_k, relevance_labels
+from helpers.store import Hit
+
+CONTEXT_BUDGET = 1500  # tokens of passages the reader gets (DESIGN: a grounded answer on a 1,500-token context)
+
+
+def _fold(text: str) -> str:
+    """Whitespace squeezed and lower-cased, so line breaks do not hide a quote."""
+    return " ".join(text.split()).lower()
+
+
+def quotes_inside(nodes: Sequence[TextNode], questions: Sequence[Question]) -> float:
+    """Share of the questions' evidence quotes that one chunk of the quote's document holds whole."""
+    texts_by_source: dict[str, list[str]] = {}
+    for node in nodes:
+        texts_by_source.setdefault(str(node.metadata.get("source")), []).append(_fold(node.text))
+    quotes = [evidence for question in questions for evidence in question.evidence]
+    inside = [any(_fold(e.quote) in text for text in texts_by_source.get(e.doc, [])) for e in quotes]
+    return sum(inside) / len(inside) if inside else float("nan")
+
+
+def dense_retriever(nodes: Sequence[TextNode], embedder: Embedder, k: int = 10) -> Callable[[Question], list[Hit]]:
+    """Exact dense search over `nodes`: embed each once (what the pipeline embeds), then rank by X @ q."""
+    matrix = embedder.embed_texts([node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes])
+
+    def retrieve(question: Question) -> list[Hit]:
+        scores = matrix @ embedder.embed_query(question.question)
+        top = np.argsort(-scores, kind="stable")[:k]
+        return [Hit(nodes[i].node_id, nodes[i].text, dict(nodes[i].metadata), {"dense": float(scores[i])}) for i in top]
+
+    return retrieve
+
+
+def recall_within_budget(
+    questions: Sequence[Question], retrieve: Callable[[Question], list[Hit]], budget: int = CONTEXT_BUDGET
+) -> float:
+    """Share of evidence quotes found by the top chunks that fit in `budget` tokens together (at least one)."""
+    recalls = []
+    for question in (q for q in questions if q.evidence):
+        kept, used = [], 0
+        for hit in retrieve(question):
+            used += count_tokens(hit.text)
+            if kept and used > budget:
+                break
+            kept.append(hit)
+        recalls.append(recall_at_k(relevance_labels(kept, question.evidence), len(kept), len(question.evidence)))
+    return sum(recalls) / len(recalls) if recalls else float("nan")
+
+
+def score_strategy(
+    name: str,
+    documents: Sequence[Document],
+    questions: Sequence[Question],
+    embedder: Embedder,
+    k: int = 5,
+    **params: object,
+) -> dict[str, object]:
+    """One row of the comparison: chunk with `name` (and `params`), then measure sizes and retrieval."""
+    nodes = chunk_documents(documents, name, **params)
+    lengths = [count_tokens(node.text) for node in nodes]
+    retrieve = dense_retriever(nodes, embedder, k=max(10, CONTEXT_BUDGET // min(lengths) + 1))
+    scores = evaluate_retrieval(questions, lambda question: retrieve(question)[:10], ks=(1, k, 10)).mean()
+    label = f"{name}({', '.join(f'{key}={value}' for key, value in params.items())})" if params else name
+    return {
+        "strategy": label,
+        "chunks": len(nodes),
+        "mean tokens": round(statistics.mean(lengths), 1),
+        "median tokens": statistics.median(lengths),
+        "over 256 tokens": round(sum(n > 256 for n in lengths) / len(lengths), 3),
+        "quotes inside one chunk": round(quotes_inside(nodes, questions), 3),
+        f"recall@{k}": round(float(scores[f"recall@{k}"]), 3),
+        "MRR": round(float(scores["mrr"]), 3),
+        f"recall in {CONTEXT_BUDGET} tokens": round(recall_within_budget(questions, retrieve), 3),
+    }
+
+
+def compare_strategies(
+    documents: Sequence[Document],
+    questions: Sequence[Question],
+    embedder: Embedder,
+    strategies: Iterable[str] = STRATEGIES,
+    k: int = 5,
+) -> pd.DataFrame:
+    """The side-by-side table: one row per strategy, in the order given."""
+    return pd.DataFrame([score_strategy(name, documents, questions, embedder, k) for name in strategies])
+
+
+def recall_by_budget(
+    documents: Sequence[Document],
+    questions: Sequence[Question],
+    embedder: Embedder,
+    strategies: Iterable[str] = STRATEGIES,
+    budgets: Sequence[int] = (300, 600, 1000, 1500, 2500),
+) -> pd.DataFrame:
+    """Recall within each context budget (rows: budgets in tokens, columns: strategies)."""
+    curves = {}
+    for name in strategies:
+        nodes = chunk_documents(documents, name)
+        retrieve = dense_retriever(nodes, embedder, k=max(budgets) // min(count_tokens(n.text) for n in nodes) + 1)
+        curves[name] = [round(recall_within_budget(questions, retrieve, budget), 3) for budget in budgets]
+    return pd.DataFrame(curves, index=pd.Index(budgets, name="context budget (tokens)"))
+
+
+def best_strategy(table: pd.DataFrame, by: str = f"recall in {CONTEXT_BUDGET} tokens") -> str:
+    """The strategy with the highest score in column `by`, ties broken by MRR, then by fewer chunks."""
+    ranked = table.sort_values([by, "MRR", "chunks"], ascending=[False, False, True], kind="stable")
+    return str(ranked.iloc[0]["strategy"])
+
+
+def question_subset(questions: Sequence[Question], per_category: int, seed: int = 0) -> list[Question]:
+    """A seeded, stratified subset: at most `per_category` questions of each category, in the original order."""
+    by_category: dict[str, list[Question]] = {}
+    for question in questions:
+        by_category.setdefault(question.category, []).append(question)
+    rng = random.Random(seed)
+    picked = {q.id for group in by_category.values() for q in rng.sample(group, min(per_category, len(group)))}
+    return [question for question in questions if question.id in picked]
+
+
+def profile_subset(
+    documents: Sequence[Document],
+    questions: Sequence[Question],
+    settings: Settings | None = None,
+    per_category: int = 2,
+    other_documents: int = 10,
+) -> tuple[list[Document], list[Question]]:
+    """Everything in the `full` profile; in `ci`, a few questions per category, their documents and a few others.
+
+    Embedding every chunk of six strategies from a cold cache takes minutes on two cores; the ci subset keeps
+    the notebook within its budget and still mixes distractors into the search. A "document" is what the
+    parser returns, so of the handbook only the pages holding the evidence are kept.
+    """
+    settings = settings or get_settings()
+    if settings.profile != "ci":
+        return list(documents), list(questions)
+    questions = question_subset(questions, per_category, seed=settings.seed)
+    quotes = [evidence for question in questions for evidence in question.evidence]
+    needed = {
+        document.id_
+        for document in documents
+        if any(chunk_supports(document.text, str(document.metadata.get("source")), quote) for quote in quotes)
+    }
+    others = sorted(document.id_ for document in documents if document.id_ not in needed)
+    needed |= set(random.Random(settings.seed).sample(others, min(other_documents, len(others))))
+    return [document for document in documents if document.id_ in needed], questions

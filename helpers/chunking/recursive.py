@@ -1,0 +1,54 @@
+"""Recursive character splitting (seed 001: 500 characters, 50 overlap, only texts over 2 × 500).
+
+The LangChain `RecursiveCharacterTextSplitter` idea in plain Python: cut at the coarsest separator that
+appears (blank line, then line, then sentence, then word), recurse into pieces still too long, then glue
+neighbouring pieces back together into chunks of at most `size` characters, each starting with the last
+≤ `overlap` characters of pieces of the previous one. Texts no longer than twice the size stay whole.
+What it leaves out: token counting (sizes are characters) and headings (see `sections.py`).
+"""
+
+from __future__ import annotations
+
+from llama_index.core import Document
+from llama_index.core.schema import TextNode
+
+from helpers.chunking.base import make_node
+
+SEPARATORS = ("\n\n", "\n", ". ", " ")
+
+
+def cut(text: str, size: int, separators: tuple[str, ...] = SEPARATORS) -> list[str]:
+    """Pieces of at most `size` characters (unless no separator is left), each keeping its separator."""
+    if len(text) <= size or not separators:
+        return [text]
+    separator, finer = separators[0], separators[1:]
+    parts = text.split(separator)
+    parts = [part + separator for part in parts[:-1]] + parts[-1:]  # keep the separators, lose nothing
+    return [piece for part in parts if part for piece in cut(part, size, finer)]
+
+
+def glue(pieces: list[str], size: int, overlap: int) -> list[str]:
+    """Neighbouring pieces joined into chunks of ≤ `size` characters that repeat ≤ `overlap` of the last one."""
+    chunks: list[str] = []
+    window: list[str] = []
+    for piece in pieces:
+        if window and sum(map(len, window)) + len(piece) > size:
+            chunks.append("".join(window))
+            # Drop pieces from the front until what is left fits the overlap and leaves room for `piece`.
+            while window and (sum(map(len, window)) > overlap or sum(map(len, window)) + len(piece) > size):
+                window.pop(0)
+        window.append(piece)
+    chunks.append("".join(window))
+    return [chunk.strip() for chunk in chunks if chunk.strip()]
+
+
+def recursive_split(text: str, size: int = 500, overlap: int = 50) -> list[str]:
+    """Chunks of at most about `size` characters; a text up to 2 × `size` is kept whole (seed 001)."""
+    if len(text) <= 2 * size:
+        return [text.strip()] if text.strip() else []
+    return glue(cut(text, size), size, overlap)
+
+
+def recursive_chars(document: Document, size: int = 500, overlap: int = 50) -> list[TextNode]:
+    """The recursive character strategy on one document."""
+    return [make_node(document, piece) for piece in recursive_split(document.text, size, overlap)]

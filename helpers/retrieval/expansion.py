@@ -1,0 +1,51 @@
+"""Rule-based query expansion: add the official term when a question uses the everyday one.
+
+Students write "final project", "pass/fail" or "taking a break"; the handbook says "Capstone Studio",
+"S/U" and "leave of absence". Neither BM25 nor a small embedder bridges every such gap, so a small table
+(`course_data/synonyms.csv`, columns `phrase,adds`, edit it freely) lists the pairs; a question that
+contains a phrase (whole words, any case) gets the official words appended (seeds 000 and 001).
+`Expanded` wraps any retriever so that every query is expanded first.
+What it leaves out: learned or LLM-written expansions (multi-query, notebook 06) and stemming — the
+phrase must appear as written.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+from helpers.config import REPO_ROOT
+from helpers.retrieval.base import Filters, Retriever
+from helpers.store import Hit
+
+SYNONYMS_PATH = REPO_ROOT / "course_data" / "synonyms.csv"
+
+
+def load_synonyms(path: Path | None = None) -> dict[str, str]:
+    """The table as {everyday phrase: words to add}."""
+    with Path(path or SYNONYMS_PATH).open(encoding="utf-8", newline="") as handle:
+        return {row["phrase"].strip(): row["adds"].strip() for row in csv.DictReader(handle) if row["phrase"].strip()}
+
+
+def expand_query(query: str, synonyms: dict[str, str]) -> str:
+    """`query` plus the official words of every phrase it contains (each added once)."""
+    additions: list[str] = []
+    for phrase, adds in synonyms.items():
+        # Whole words only: "walking" must not fire inside "sleepwalking".
+        found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", query, flags=re.IGNORECASE)
+        if found and adds.lower() not in query.lower() and adds not in additions:
+            additions.append(adds)
+    return " ".join([query, *additions])
+
+
+class Expanded:
+    """Any retriever, asked with the expanded query."""
+
+    def __init__(self, retriever: Retriever, synonyms: dict[str, str] | None = None) -> None:
+        self.retriever = retriever
+        self.synonyms = load_synonyms() if synonyms is None else synonyms
+
+    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
+        """The inner retriever's hits for the expanded query."""
+        return self.retriever.retrieve(expand_query(query, self.synonyms), k, filters)

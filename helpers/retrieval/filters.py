@@ -1,0 +1,45 @@
+"""Metadata filters for every retriever: the same plain dict the store takes, checked in Python for BM25.
+
+A filter is a dict such as `{"doc_type": "email", "sender": "whitcombe"}`: every key must hold, a list means
+"any of these values". The store (`helpers.store.filters_from`) turns it into Qdrant conditions applied inside
+the search, so k results come back even when few chunks match; `matches` applies the very same rules to one
+chunk's metadata, which BM25 uses as a mask before ranking. Keyword fields (`source`, `doc_type`, `program`,
+`track`, `term`) match exactly; text fields (`sender`, `subject`) match when every word of the value is a word
+of the field, in any order and any case — as Qdrant does.
+What it leaves out: ranges (dates, pages), negation and OR across keys.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from helpers.retrieval.base import Filters
+from helpers.store import FILTER_FIELDS
+
+
+def _values(wanted: object) -> list[object]:
+    """A filter value as a list of accepted values."""
+    return list(wanted) if isinstance(wanted, list | tuple | set) else [wanted]
+
+
+def _words(text: object) -> list[str]:
+    """Lower-case runs of letters and digits (Qdrant's default word tokenizer)."""
+    return re.findall(r"[^\W_]+", str(text).lower())
+
+
+def field_matches(key: str, actual: object, wanted: object) -> bool:
+    """Whether one metadata value satisfies one key of a filter."""
+    if FILTER_FIELDS[key] == "text":  # every word of one wanted value appears among the field's words
+        return actual is not None and any(
+            _words(value) and set(_words(value)) <= set(_words(actual)) for value in _values(wanted)
+        )
+    return actual is not None and str(actual) in {str(value) for value in _values(wanted)}
+
+
+def matches(metadata: Mapping[str, object], filters: Filters | None) -> bool:
+    """Whether one chunk's metadata satisfies every key of `filters`."""
+    unknown = sorted(set(filters or {}) - set(FILTER_FIELDS))
+    if unknown:
+        raise ValueError(f"cannot filter on {', '.join(unknown)}; filterable fields: {', '.join(FILTER_FIELDS)}")
+    return all(field_matches(key, metadata.get(key), wanted) for key, wanted in (filters or {}).items())

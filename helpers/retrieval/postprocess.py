@@ -1,0 +1,54 @@
+"""Post-processing a ranking (seeds 000 and 001): over-fetch, keep the best chunk per source, threshold.
+
+- `dedupe_by_source`: several chunks of one long page often crowd the top k; keeping only the best chunk
+  of each source file leaves room for other documents (seed 000: duplicate pages, "18% → 2% redundancy").
+- `above_threshold`: drop hits whose score is below a minimum (seed 000: 0.20 cosine; seed 001: 0.30
+  hybrid), so a question the corpus cannot answer can come back with nothing — a cue to refuse.
+- `PostProcessed`: fetch k × `fetch_multiplier` candidates first (seed 001: k × 3), then dedupe,
+  threshold and cut to k, so deduplication does not leave the list short.
+The threshold compares `hit.score`, the score of the last stage: cosine for dense, [0, 1] for weighted
+hybrid; it means little for BM25 (unbounded) or RRF (≈ 0.016–0.033).
+What it leaves out: reranking (notebook 06) and merging neighbouring chunks of the same source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from helpers.retrieval.base import Filters, Retriever
+from helpers.store import Hit
+
+
+def dedupe_by_source(hits: Sequence[Hit]) -> list[Hit]:
+    """The best-scoring hit of each source, best first."""
+    best: dict[str, Hit] = {}
+    for hit in hits:
+        if hit.source not in best or hit.score > best[hit.source].score:
+            best[hit.source] = hit
+    return sorted(best.values(), key=lambda h: -h.score)
+
+
+def above_threshold(hits: Sequence[Hit], threshold: float) -> list[Hit]:
+    """The hits whose final score is at least `threshold`, in their order."""
+    return [hit for hit in hits if hit.score >= threshold]
+
+
+class PostProcessed:
+    """Any retriever, followed by over-fetch → dedupe by source → threshold → top k."""
+
+    def __init__(
+        self, retriever: Retriever, threshold: float | None = None, dedupe: bool = True, fetch_multiplier: int = 3
+    ) -> None:
+        if fetch_multiplier < 1:
+            raise ValueError(f"fetch_multiplier must be at least 1, got {fetch_multiplier}")
+        self.retriever = retriever
+        self.threshold, self.dedupe, self.fetch_multiplier = threshold, dedupe, fetch_multiplier
+
+    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
+        """The inner retriever's top k × fetch_multiplier, deduplicated and thresholded, cut to k."""
+        hits = self.retriever.retrieve(query, k * self.fetch_multiplier, filters)
+        if self.dedupe:
+            hits = dedupe_by_source(hits)
+        if self.threshold is not None:
+            hits = above_threshold(hits, self.threshold)
+        return hits[:k]
