@@ -543,3 +543,19 @@ def test_parse_folder_skips_bad_files_and_keeps_good_ones(tmp_path: Path) -> Non
 def test_parse_folder_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match="not a folder"):
         parse_folder(tmp_path / "nope", progress=False)
+
+
+def test_parse_cache_serves_a_second_run_and_notices_changes(tmp_path) -> None:
+    from helpers.parsing import parse_folder
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\ntitle: A\n---\n# A\n\nAlpha text.\n", encoding="utf-8")
+    first = parse_folder(folder, progress=False, cache_dir=tmp_path / "cache")
+    again = parse_folder(folder, progress=False, cache_dir=tmp_path / "cache")
+    assert [d.text for d in again.documents] == [d.text for d in first.documents]
+    assert [d.id_ for d in again.documents] == [d.id_ for d in first.documents]
+    assert again.documents[0].metadata == first.documents[0].metadata
+    (folder / "a.md").write_text("---\ntitle: A\n---\n# A\n\nBeta text.\n", encoding="utf-8")
+    changed = parse_folder(folder, progress=False, cache_dir=tmp_path / "cache")
+    assert "Beta" in changed.documents[0].text

@@ -35,6 +35,7 @@ from helpers.parsing.base import (
     make_document,
     source_name,
 )
+from helpers.parsing.cache import ParseCache
 from helpers.parsing.email import read_email
 from helpers.parsing.html import html_to_text, noise_share
 from helpers.parsing.markdown import read_markdown
@@ -174,18 +175,40 @@ def _walk(folder: Path) -> list[Path]:
     return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
 
 
-def parse_folder(path: str | Path, *, tables: str = "sentences", progress: bool = True) -> ParseReport:
-    """Parse every file under a folder; files that fail are skipped with a one-line reason, never raised."""
+def parse_folder(
+    path: str | Path, *, tables: str = "sentences", progress: bool = True, cache_dir: Path | None = None
+) -> ParseReport:
+    """Parse every file under a folder; files that fail are skipped with a one-line reason, never raised.
+
+    With `cache_dir`, parsed documents are kept on disk (see `cache.py`), so a second run only reads files.
+    """
     check_tables_mode(tables)
     folder = Path(path)
     if not folder.is_dir():
         raise ParseError("not a folder (or it does not exist)", str(folder))
     report = ParseReport()
-    for file in tqdm(_walk(folder), desc="parsing", unit="file", disable=not progress):
-        try:
-            report.documents += parse(file, tables=tables, root=folder)
-        except ParseError as error:
-            report.skipped.append((source_name(file, folder), error.reason))
-        except Exception as error:  # a bug or a file no check foresaw: report it, keep going
-            report.skipped.append((source_name(file, folder), f"unexpected {type(error).__name__}: {error}"))
+    store = ParseCache(cache_dir / "parsed.sqlite") if cache_dir is not None else None
+    try:
+        for file in tqdm(_walk(folder), desc="parsing", unit="file", disable=not progress):
+            try:
+                report.documents += _parse_cached(file, tables, folder, store)
+            except ParseError as error:
+                report.skipped.append((source_name(file, folder), error.reason))
+            except Exception as error:  # a bug or a file no check foresaw: report it, keep going
+                report.skipped.append((source_name(file, folder), f"unexpected {type(error).__name__}: {error}"))
+    finally:
+        if store is not None:
+            store.close()
     return report
+
+
+def _parse_cached(file: Path, tables: str, root: Path, store: ParseCache | None) -> list[Document]:
+    """`parse`, served from the cache when the same bytes were parsed before by the same parser."""
+    if store is None:
+        return parse(file, tables=tables, root=root)
+    key = ParseCache.key(file, source_name(file, root), tables)
+    documents = store.get(key)
+    if documents is None:
+        documents = parse(file, tables=tables, root=root)
+        store.put(key, documents)
+    return documents

@@ -1,0 +1,58 @@
+"""A disk cache of parsed documents, so a warm ingest does not parse the handbook again.
+
+The key is the sha256 of the file's bytes, its corpus-relative name, the tables mode and the source
+code of the parsing package itself: change a file or the parser and the entry is simply not found.
+Failures are never cached (a fixed file is parsed again). What it leaves out: eviction (entries are
+small; delete `parsed.sqlite` under the cache folder to reset).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from functools import cache
+from pathlib import Path
+
+from llama_index.core import Document
+
+
+@cache
+def parser_fingerprint() -> str:
+    """A hash of the parsing package's source: any edit to the parser invalidates the cache."""
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class ParseCache:
+    """Parsed documents in SQLite, keyed by file content + name + tables mode + parser version."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS parsed (key TEXT PRIMARY KEY, documents TEXT)")
+
+    @staticmethod
+    def key(file: Path, name: str, tables: str) -> str:
+        """The cache key of one file as parsed under one name and tables mode."""
+        digest = hashlib.sha256(file.read_bytes())
+        digest.update(f"\x00{name}\x00{tables}\x00{parser_fingerprint()}".encode())
+        return digest.hexdigest()
+
+    def get(self, key: str) -> list[Document] | None:
+        """The cached documents, or None."""
+        row = self._db.execute("SELECT documents FROM parsed WHERE key = ?", (key,)).fetchone()
+        return [Document.from_dict(d) for d in json.loads(row[0])] if row else None
+
+    def put(self, key: str, documents: list[Document]) -> None:
+        """Store the documents of one file."""
+        with self._db:
+            payload = json.dumps([d.to_dict() for d in documents])
+            self._db.execute("INSERT OR REPLACE INTO parsed VALUES (?, ?)", (key, payload))
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
