@@ -1,4 +1,4 @@
-"""Command line: `python -m helpers ask "question"`, `python -m helpers prepare`, `python -m helpers config`."""
+"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`."""
 
 from __future__ import annotations
 
@@ -44,6 +44,17 @@ def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_reranker(args: argparse.Namespace) -> int:
+    """Fine-tune the kit's MiniLM cross-encoder on LLM-written questions (a few minutes on CPU)."""
+    from helpers.rerank.finetune import train_from_corpus, training_info
+
+    folder = train_from_corpus(get_settings(), questions=args.questions, negatives=args.negatives)
+    info = training_info(folder)
+    print(f"reranker ready: {folder}")
+    print(f"{info['pairs']} pairs, trained in {info['seconds']} s, {info['size_mb']} MB on disk")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m helpers`."""
     parser = argparse.ArgumentParser(prog="python -m helpers", description="The RAG Teaching Kit.")
@@ -55,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     prepare = sub.add_parser("prepare", help="verify the models and build the course index")
     prepare.add_argument("--quiet", action="store_true")
     prepare.set_defaults(run=_prepare)
+    train = sub.add_parser("train-reranker", help="fine-tune the MiniLM cross-encoder reranker (minutes, CPU)")
+    train.add_argument("--questions", type=int, default=200, help="chunks to write a training question for")
+    train.add_argument("--negatives", type=int, default=3, help="hard negatives per question")
+    train.set_defaults(run=_train_reranker)
     sub.add_parser("config", help="print the configuration").set_defaults(run=lambda a: show() or 0)
     args = parser.parse_args(argv)
     try:

@@ -18,6 +18,17 @@ PROFILES = ("full", "ci")
 LLM_BACKENDS = ("local", "openai")
 EMBED_BACKENDS = ("local", "openai")
 LOCAL_LLMS = ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "smollm2-135m")
+CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps the two in step)
+    "fixed_tokens",
+    "recursive_chars",
+    "paragraph_window",
+    "header_sections",
+    "header_sections_merged",
+    "header_sections_merged_ctx",
+)
+RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
+RERANKERS = ("none", "finetuned", "llm", "cross-encoder")  # the names helpers.rerank.make_reranker knows
+FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")
 
 # Environment variables that are not named KIT_<FIELD> because the ecosystem already has a name.
@@ -47,6 +58,7 @@ class Settings:
     embed_backend: str = "local"
     embed_model: str = "all-MiniLM-L6-v2"
     embed_batch_size: int = 32
+    query_prefix: str = ""  # an instruction some embedders want before a query (e5: "query: "); MiniLM: none
     # generation
     llm_backend: str = "local"
     llm_model: str = "qwen2.5-coder-0.5b"
@@ -65,23 +77,42 @@ class Settings:
     qdrant_api_key: str = field(default="", repr=False)
     collection: str = "course"
     # chunking and retrieval
-    chunk_tokens: int = 256
-    chunk_overlap: int = 32
+    chunk_strategy: str = "recursive_chars"  # measured best in notebooks/02_chunking.ipynb
     top_k: int = 4
+    retriever: str = "hybrid_rrf"  # best recall@5 on dev with query expansion, notebooks/05_retrieval.ipynb
+    hybrid_alpha: float = 0.5  # dense weight of the weighted "hybrid" (seed 001: 0.6); best recall@5 on dev
+    rrf_k: int = 60  # reciprocal rank fusion constant
+    query_expansion: bool = True  # append official terms from course_data/synonyms.csv (notebook 05)
+    dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source
+    fetch_multiplier: int = 3
+    similarity_threshold: float = 0.0  # drop hits whose final score is below this (0 keeps every hit)
+    refusal_threshold: float = 0.3  # best dense score below this: fixed refusal, no LLM call (tuned in notebook 07)
+    # reranking and query rewriting (notebook 06)
+    reranker: str = "none"  # "finetuned" (python -m helpers train-reranker), "llm", or "cross-encoder" + rerank_model
+    rerank_model: str = ""  # a cross-encoder folder or cached hub name, for reranker = "cross-encoder"
+    rerank_depth: int = 20  # candidates the reranker sees (the top N of the first stage)
+    multi_query: bool = False  # the LLM writes 3 paraphrases; search with all 4 (seed 004)
+    followup_rewrite: str = "keywords"  # make a follow-up standalone before search: none, keywords, llm
 
     def __post_init__(self) -> None:
         _check_choice("profile", self.profile, PROFILES)
         _check_choice("llm_backend", self.llm_backend, LLM_BACKENDS)
         _check_choice("embed_backend", self.embed_backend, EMBED_BACKENDS)
+        _check_choice("chunk_strategy", self.chunk_strategy, CHUNK_STRATEGIES)
         if self.llm_backend == "local" and not self.llm_gguf:
             _check_choice("llm_model", self.llm_model, LOCAL_LLMS)
-        for name in ("top_k", "chunk_tokens", "llm_context_tokens", "llm_max_answer_tokens", "embed_batch_size"):
+        for name in ("top_k", "llm_context_tokens", "llm_max_answer_tokens", "embed_batch_size"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
-        if not 0 <= self.chunk_overlap < self.chunk_tokens:
-            raise ConfigError(
-                f"chunk_overlap must be in [0, chunk_tokens={self.chunk_tokens}), got {self.chunk_overlap}"
-            )
+        _check_choice("retriever", self.retriever, RETRIEVERS)
+        _check_choice("reranker", self.reranker, RERANKERS)
+        _check_choice("followup_rewrite", self.followup_rewrite, FOLLOWUP_REWRITES)
+        if self.rerank_depth <= 0:
+            raise ConfigError(f"rerank_depth must be a positive integer, got {self.rerank_depth}")
+        if not 0.0 <= self.hybrid_alpha <= 1.0:
+            raise ConfigError(f"hybrid_alpha must be between 0 and 1, got {self.hybrid_alpha}")
+        if self.rrf_k <= 0 or self.fetch_multiplier <= 0:
+            raise ConfigError("rrf_k and fetch_multiplier must be positive integers")
         if not 0.0 <= self.temperature <= 2.0:
             raise ConfigError(f"temperature must be between 0 and 2, got {self.temperature}")
 

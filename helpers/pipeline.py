@@ -1,21 +1,38 @@
 """`RAGPipeline`: the whole path in one small readable class.
 
-documents → chunks → embeddings → Qdrant → dense top-k → numbered prompt → LLM → `Answer`.
+documents → chunks → embeddings → Qdrant → (guard) dense top-k → numbered prompt → LLM → `Answer`.
 Each stage is a helpers module; this class only wires them from one `Settings`.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from helpers.chunking import chunk_documents
 from helpers.config import Settings, get_settings
 from helpers.embedding import Embedder
-from helpers.generation import LLM, REFUSAL, Answer, build_messages, extract_citations, make_llm
+from helpers.generation import (
+    LLM,
+    REJECTION,
+    Answer,
+    Example,
+    TokenBudget,
+    check_input,
+    closed_book_answer,
+    generate_answer,
+    make_llm,
+)
 from helpers.store import Hit, KitStore, connect
+
+if TYPE_CHECKING:
+    from helpers.retrieval import Retriever
 
 
 @dataclass
@@ -31,6 +48,7 @@ class IngestReport:
     points: int
     seconds: float
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage: parse, chunk, embed, store
 
     def __str__(self) -> str:
         text = (
@@ -70,12 +88,17 @@ class RAGPipeline:
 
         start = time.perf_counter()
         folder = Path(folder or self.settings.corpus_dir)
-        parsed = parse_folder(folder, progress=progress)
-        nodes = chunk_documents(parsed.documents, self.settings.chunk_tokens, self.settings.chunk_overlap)
+        laps = [start]  # the clock after each stage
+        parsed = parse_folder(folder, progress=progress, cache_dir=self.settings.cache_dir)
+        laps.append(time.perf_counter())
+        nodes = chunk_documents(parsed.documents, strategy=self.settings.chunk_strategy)
+        laps.append(time.perf_counter())
         vectors = self.embedder.embed_texts([n.get_content(metadata_mode="embed") for n in nodes])
         for node, vector in zip(nodes, vectors, strict=True):
             node.embedding = vector.tolist()
+        laps.append(time.perf_counter())
         counts = self.store.upsert_nodes(nodes)
+        laps.append(time.perf_counter())
         files = len({d.metadata.get("source") for d in parsed.documents}) + len(parsed.skipped)
         return IngestReport(
             files=files,
@@ -84,6 +107,7 @@ class RAGPipeline:
             points=self.store.count(),
             seconds=time.perf_counter() - start,
             skipped=parsed.skipped,
+            timings=dict(zip(("parse", "chunk", "embed", "store"), np.diff(laps).tolist(), strict=True)),
             **counts,
         )
 
@@ -91,29 +115,43 @@ class RAGPipeline:
         """Dense top-k chunks for a question."""
         return self.store.search(self.embedder.embed_query(question), k or self.settings.top_k)
 
-    def ask(self, question: str, k: int | None = None) -> Answer:
-        """Retrieve, prompt, generate: a grounded answer with numbered citations and timings."""
-        timings: dict[str, float] = {}
+    def ask(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        retriever: Retriever | None = None,
+        mode: str = "sentence",
+        examples: Sequence[Example] | None = None,
+        on_token: Callable[[str], None] | None = None,
+        closed_book: bool = False,
+    ) -> Answer:
+        """Guard, retrieve, prompt, generate: a grounded answer with numbered citations, or a refusal.
+
+        `retriever` replaces the dense search, `mode` is "sentence" or "short", `examples` replaces the two
+        fixed worked examples, `on_token` receives the answer as it streams, `closed_book` skips retrieval
+        (the baseline: the model answers from memory, short-answer mode).
+        """
         start = time.perf_counter()
-        hits = self.retrieve(question, k)
-        timings["retrieve"] = time.perf_counter() - start
-        messages = build_messages(question, hits)
-        if not hits:
-            return Answer(question, REFUSAL, [], [], messages, timings=timings)
-        completion = self.llm.chat(messages, self.settings.llm_max_answer_tokens)
-        timings["generate"] = completion.seconds
-        timings["total"] = time.perf_counter() - start
-        text = completion.text.strip()
-        return Answer(
-            question,
-            text,
-            extract_citations(text, hits),
-            hits,
-            messages,
-            completion.prompt_tokens,
-            completion.completion_tokens,
-            timings,
-        )
+        # 1. the input guard: an injection alone is rejected, an injection attached to a question is cut off
+        verdict = check_input(question)
+        if verdict.blocked:
+            return Answer(question, REJECTION, [], [], [], status="rejected")
+        if closed_book:
+            return closed_book_answer(verdict.question, self.llm)
+        # 2. retrieve with the cleaned question
+        k = k or self.settings.top_k
+        hits = retriever.retrieve(verdict.question, k) if retriever else self.retrieve(verdict.question, k)
+        retrieved = time.perf_counter()
+        # 3. refusal fallback, budgeted prompt, LLM, clean-up, citations
+        budget = TokenBudget(self.settings.llm_context_tokens, self.settings.llm_max_answer_tokens)
+        answer = generate_answer(
+            verdict.question, hits, self.llm, mode=mode, examples=examples, budget=budget,
+            refusal_threshold=self.settings.refusal_threshold, on_token=on_token,
+        )  # fmt: skip
+        answer.question = question  # the student's words, not the guard's cleaned version
+        answer.timings = {"retrieve": retrieved - start, **answer.timings, "total": time.perf_counter() - start}
+        return answer
 
     def close(self) -> None:
         """Release the model and the store (the embedded store allows one process at a time)."""

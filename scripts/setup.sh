@@ -31,5 +31,16 @@ else
   echo "==> packages already installed (pins unchanged)"
 fi
 
+# The app's browser test (tests/browser) drives Debian's Chromium; install it once where we may (root + apt-get).
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "==> installing chromium for the browser test (apt-get, once)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
+      echo "warning: could not install chromium; the browser test will skip" >&2
+  else
+    echo "==> no /usr/bin/chromium and no root apt-get to install it: the browser test will skip"
+  fi
+fi
+
 echo "==> preparing models and the course index"
 .venv/bin/python -m helpers prepare

@@ -1,5 +1,11 @@
-"""Evaluation: retrieval metrics (hit@k, recall@k, MRR, nDCG) and SQuAD-style answer metrics (EM, F1)."""
+"""Evaluation: retrieval metrics (hit@k, recall@k, MRR, nDCG), answer-based relevance, SQuAD-style EM and F1."""
 
+from helpers.evaluation.answer_relevance import (
+    answer_labels,
+    answer_relevant,
+    contains_answer,
+    evaluate_answer_retrieval,
+)
 from helpers.evaluation.answers import exact_match, f1_score, normalize_answer, squad_scores
 from helpers.evaluation.retrieval import (
     RetrievalScores,
@@ -14,7 +20,11 @@ from helpers.evaluation.retrieval import (
 
 __all__ = [
     "RetrievalScores",
+    "answer_labels",
+    "answer_relevant",
     "chunk_supports",
+    "contains_answer",
+    "evaluate_answer_retrieval",
     "evaluate_retrieval",
     "exact_match",
     "f1_score",

@@ -1,0 +1,183 @@
+"""The app without widgets: question + knobs + chat history in, a `Turn` out (answer, hits, or a message).
+
+`AppEngine.ask` runs the path every notebook built, with one rule on top: nothing raises into the
+student's face. Each way a question can go wrong ends as a `Turn` whose `status` names it and whose
+`message` says what to do: an empty question, a guarded injection, no passage above the threshold, an
+endpoint that does not answer, any other kit error. `warm_up` loads the embedder, the BM25 index and the
+LLM (and runs the fixed prompt prefix through it, so llama.cpp serves it from its KV cache); the app calls
+it in a background thread when it opens, and `ask` waits for it instead of loading anything twice.
+What it leaves out: widgets (`widgets.py`) and tables (`views.py`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from helpers.app.knobs import Knobs
+from helpers.app.search import SearchBuilder, standalone_query
+from helpers.config import Settings
+from helpers.generation import (
+    LLM,
+    REJECTION,
+    Answer,
+    LLMError,
+    TokenBudget,
+    build_messages,
+    check_input,
+    generate_answer,
+    make_llm,
+)
+from helpers.pipeline import RAGPipeline
+from helpers.store import Hit
+
+EMPTY = "Type a question first, then press Ask."
+NO_ENDPOINT = "No endpoint is configured: set OPENAI_BASE_URL (and OPENAI_API_KEY, OPENAI_MODEL), or pick model local."
+UNREACHABLE_HINT = "Check that the server runs and OPENAI_BASE_URL is right, or switch the model knob to local."
+WARMUP_TIMEOUT_S = 300.0
+
+
+@dataclass
+class Turn:
+    """One question and everything the app shows for it."""
+
+    question: str
+    status: str  # an Answer status, or "empty", "no_hits", "unreachable", "error"
+    message: str = ""  # what to tell the student (empty for a plain answer)
+    query: str = ""  # what was searched, after follow-up rewriting
+    hits: list[Hit] = field(default_factory=list)  # every retrieved hit (the prompt may hold fewer)
+    answer: Answer | None = None
+    seconds: float = 0.0
+
+    @property
+    def text(self) -> str:
+        """The answer text, or the message."""
+        return self.answer.text if self.answer is not None else self.message
+
+
+def _since(start: float) -> float:
+    """Seconds since `start` (a `time.perf_counter()` reading)."""
+    return time.perf_counter() - start
+
+
+class AppEngine:
+    """Answers questions for the app under the current knobs; loads its models once."""
+
+    def __init__(self, pipeline: RAGPipeline | None = None, settings: Settings | None = None) -> None:
+        self.pipeline = pipeline or RAGPipeline(settings)
+        self.settings = self.pipeline.settings
+        self.search = SearchBuilder(self.pipeline)
+        self.budget = TokenBudget(self.settings.llm_context_tokens, self.settings.llm_max_answer_tokens)
+        self.ready = threading.Event()
+        self.warmup_error = ""
+        self._llms: dict[str, LLM] = {}
+
+    def llm(self, model: str) -> LLM:
+        """The answering model for the model knob: "local" (packaged GGUF) or "endpoint" (OpenAI-compatible)."""
+        if model not in self._llms:
+            backend = "openai" if model == "endpoint" else "local"
+            if backend == "openai" and not (self.settings.openai_base_url or self.settings.openai_api_key):
+                raise LLMError(NO_ENDPOINT)
+            if backend == self.settings.llm_backend:
+                self._llms[model] = self.pipeline.llm  # shared with the LLM reranker and query rewriting
+            else:
+                self._llms[model] = make_llm(self.settings.replace(llm_backend=backend))
+        return self._llms[model]
+
+    def warm_up(self, knobs: Knobs | None = None, step: Callable[[str], None] = lambda _: None) -> None:
+        """Load everything the first question needs; sets `ready` even when a step fails (the error is kept).
+
+        The language model loads in a second thread while this one imports torch and reads the index:
+        on 2 cores the two overlap well (one is mostly imports and I/O, the other matrix maths).
+        """
+        knobs = knobs or Knobs.from_settings(self.settings)
+        llm_thread = threading.Thread(target=self._guarded, args=(self._prime_llm, knobs.model), daemon=True)
+        llm_thread.start()
+        step("loading the embedder and the index")
+        first_stage = knobs.replace(rerank=False, multi_query=False)  # those two use the LLM: after it is loaded
+        self._guarded(self.search.retrieve, "warm-up", first_stage)  # embeds a query, fits BM25, opens Qdrant
+        if llm_thread.is_alive():
+            step("loading the language model")
+        llm_thread.join()
+        if knobs.rerank:
+            step("loading the reranker")
+            self._guarded(self.search.reranker)
+        step(f"warm-up failed: {self.warmup_error}" if self.warmup_error else "ready")
+        self.ready.set()
+
+    def _guarded(self, task: Callable[..., object], *args: object) -> None:
+        """Run one warm-up task; remember its error instead of raising (the app shows it)."""
+        try:
+            task(*args)
+        except Exception as err:  # the first question then reports its own error, as a message
+            self.warmup_error = f"{type(err).__name__}: {err}"
+
+    def _prime_llm(self, model: str) -> None:
+        """Load the local model and run the fixed prompt prefix through it (then served from the KV cache)."""
+        if model == "local":
+            llm = self.llm("local")
+            raw = getattr(llm, "llm", llm)  # past the answer cache: the model itself must see the prefix
+            raw.chat(build_messages("Hello?", []), 1)
+
+    def start_warm_up(self, knobs: Knobs | None = None, step: Callable[[str], None] = lambda _: None) -> None:
+        """`warm_up` in a background thread (the app opens at once; the first question waits for it)."""
+        threading.Thread(target=self.warm_up, args=(knobs, step), name="kit-app-warm-up", daemon=True).start()
+
+    def ask(
+        self,
+        question: str,
+        knobs: Knobs,
+        history: Sequence[dict[str, str]] = (),
+        on_token: Callable[[str], None] | None = None,
+    ) -> Turn:
+        """Guard, rewrite the follow-up, retrieve under the knobs, answer with citations — or say why not."""
+        start = time.perf_counter()
+        question = question.strip()
+        # 1. the cheap checks first: an empty question, an injection
+        if not question:
+            return Turn(question, "empty", EMPTY)
+        verdict = check_input(question)
+        if verdict.blocked:
+            return Turn(question, "rejected", f"{REJECTION} (The input guard blocked: {' '.join(verdict.removed)})")
+        self.ready.wait(WARMUP_TIMEOUT_S)
+        searching = time.perf_counter()
+        try:
+            # 2. a follow-up becomes a standalone query; then retrieve under the knobs
+            query = standalone_query(self.pipeline, history, verdict.question)
+            hits = self.search.retrieve(query, knobs)
+            retrieved = _since(searching)
+            if not hits:
+                message = (
+                    f"No passage has a similarity of at least {knobs.threshold:.2f} to this question"
+                    f"{' with the filter ' + str(knobs.filters()) if knobs.filters() else ''}. "
+                    "Lower the threshold, clear the filter, or rephrase."
+                )
+                return Turn(question, "no_hits", message, query, seconds=_since(start))
+            # 3. the prompt under the token budget, the model's streamed answer, its citations
+            answer = generate_answer(
+                verdict.question, hits, self.llm(knobs.model), budget=self.budget,
+                refusal_threshold=self.settings.refusal_threshold, on_token=on_token,
+            )  # fmt: skip
+        except LLMError as err:
+            message = NO_ENDPOINT if str(err) == NO_ENDPOINT else f"The model did not answer: {err}. {UNREACHABLE_HINT}"
+            return Turn(question, "unreachable", message, seconds=_since(start))
+        except (RuntimeError, ValueError, OSError) as err:  # StoreError, ModelNotAvailable …: written for people
+            return Turn(question, "error", f"{type(err).__name__}: {err}", seconds=_since(start))
+        answer.timings = {"wait_for_warm_up": searching - start, "retrieve": retrieved, **answer.timings}
+        message = ""
+        if answer.status == "no_context":
+            message = (
+                f"The closest passage is not similar enough (below the refusal threshold "
+                f"{self.settings.refusal_threshold}), so the model was not asked."
+            )
+        return Turn(question, answer.status, message, query, hits, answer, _since(start))
+
+    def close(self) -> None:
+        """Release the models and the embedded store (it admits one process at a time)."""
+        for llm in self._llms.values():
+            if llm is not self.pipeline.__dict__.get("llm"):
+                llm.close()
+        self._llms.clear()
+        self.pipeline.close()

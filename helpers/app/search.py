@@ -1,0 +1,136 @@
+"""From knobs to a retriever: the kit's retrieval, rerank and query packages, wired by name.
+
+`SearchBuilder.build(knobs)` stacks the pieces notebooks 05–06 teach:
+    make_retriever(name, alpha)  →  Reranked (rerank on)  or  MultiQueryRetriever (multi-query on)
+                                 →  SimilarityFloor (threshold on the dense cosine similarity)
+The BM25 index and the facet values (doc types, terms) come from one read of the stored chunks, made once.
+Should `helpers.retrieval` be missing, the app falls back to dense search through the pipeline, so it
+always works. The threshold is on the dense score, not the last stage's: a fused or RRF score is rescaled
+per query (the top hit is always near 1), so only cosine similarity can say "nothing here is close".
+What it leaves out: choosing the retriever by measurement (notebook 05 does that; the app uses the knobs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from helpers.app.knobs import Knobs
+from helpers.pipeline import RAGPipeline
+from helpers.store import Hit
+
+Filters = dict[str, object]
+
+
+class PipelineDense:
+    """Dense search through `RAGPipeline` (the fallback when `helpers.retrieval` is not importable)."""
+
+    def __init__(self, pipeline: RAGPipeline) -> None:
+        self.pipeline = pipeline
+
+    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
+        """Top-k chunks by cosine similarity, filtered on metadata."""
+        return self.pipeline.store.search(self.pipeline.embedder.embed_query(query), k, filters=filters)
+
+
+class SimilarityFloor:
+    """Any retriever, keeping only hits whose dense (cosine) similarity reaches `threshold`."""
+
+    def __init__(self, retriever: Any, threshold: float) -> None:
+        self.retriever, self.threshold = retriever, threshold
+
+    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
+        """The inner hits at or above the floor; a hit only BM25 found has no cosine score and is dropped."""
+        hits = self.retriever.retrieve(query, k, filters)
+        return [hit for hit in hits if hit.scores.get("dense", -1.0) >= self.threshold]
+
+
+def reranker_name(settings: Any) -> str:
+    """The reranker the rerank knob switches on: the configured one, else the fine-tuned one, else the LLM."""
+    if settings.reranker != "none":
+        return settings.reranker
+    from helpers.rerank import finetuned_path
+
+    return "finetuned" if finetuned_path(settings) is not None else "llm"
+
+
+class SearchBuilder:
+    """Builds the retriever for a set of knobs, reusing the expensive parts (BM25 index, reranker)."""
+
+    def __init__(self, pipeline: RAGPipeline) -> None:
+        self.pipeline = pipeline
+        self._chunks: list[Hit] | None = None
+        self._texts: list[str] = []
+        self._bm25: Any = None
+        self._reranker: Any = None
+
+    def chunks(self) -> list[Hit]:
+        """Every stored chunk (read once)."""
+        if self._chunks is None:
+            from helpers.retrieval import stored_chunks
+
+            self._chunks, self._texts = stored_chunks(self.pipeline.store)
+        return self._chunks
+
+    def facets(self, key: str) -> list[str]:
+        """The distinct values of one metadata field in the index, sorted (for the filter dropdowns)."""
+        return sorted({str(c.metadata[key]) for c in self.chunks() if c.metadata.get(key) not in (None, "")})
+
+    def bm25(self) -> Any:
+        """The BM25 index over the stored chunks (fitted once)."""
+        if self._bm25 is None:
+            from helpers.retrieval import BM25Retriever
+
+            self._bm25 = BM25Retriever(self.chunks(), self._texts)
+        return self._bm25
+
+    def reranker(self) -> Any:
+        """The reranker the rerank knob uses (loaded once)."""
+        if self._reranker is None:
+            from helpers.rerank import make_reranker
+
+            self._reranker = make_reranker(reranker_name(self.pipeline.settings), self.pipeline)
+        return self._reranker
+
+    def base(self, knobs: Knobs) -> Any:
+        """The first-stage retriever: the kit's by name, or dense through the pipeline."""
+        try:
+            from helpers.retrieval import make_retriever
+        except ImportError:
+            return PipelineDense(self.pipeline)
+        sides = {} if knobs.retriever == "dense" else {"bm25": self.bm25()}
+        return make_retriever(knobs.retriever, self.pipeline, alpha=knobs.alpha, threshold=0.0, **sides)
+
+    def build(self, knobs: Knobs) -> Any:
+        """The whole retriever for these knobs."""
+        retriever = self.base(knobs)
+        depth = self.pipeline.settings.rerank_depth
+        reranker = self.reranker() if knobs.rerank else None
+        if knobs.multi_query:
+            from helpers.query import CachedLLM, MultiQueryRetriever
+
+            llm = CachedLLM.from_pipeline(self.pipeline)
+            retriever = MultiQueryRetriever(retriever, llm, reranker=reranker, depth=depth)
+        elif reranker is not None:
+            from helpers.rerank import Reranked
+
+            retriever = Reranked(retriever, reranker, depth=depth)
+        return SimilarityFloor(retriever, knobs.threshold) if knobs.threshold > 0 else retriever
+
+    def retrieve(self, query: str, knobs: Knobs) -> list[Hit]:
+        """The hits for `query` under these knobs."""
+        return self.build(knobs).retrieve(query, knobs.k, knobs.filters())
+
+
+def standalone_query(pipeline: RAGPipeline, history: Sequence[dict[str, str]], question: str) -> str:
+    """The question made standalone from the chat so far (notebook 06), as `settings.followup_rewrite` says."""
+    method = pipeline.settings.followup_rewrite
+    if not history or method == "none":
+        return question
+    try:
+        from helpers.query import CachedLLM, keyword_rewrite, llm_rewrite
+    except ImportError:
+        return question
+    if method == "llm":
+        return llm_rewrite(CachedLLM.from_pipeline(pipeline), history, question)
+    return keyword_rewrite(history, question)

@@ -1,0 +1,94 @@
+"""What the app shows, as plain tables and HTML: the sources table, the prompt view, the answer, a message.
+
+Pure functions of a `Turn`, so they can be tested and reused in a notebook without any widget:
+- `sources_frame`: one row per retrieved hit — source, page/section, its score at every stage (dense,
+  BM25, fused, rerank; "–" where a stage did not see it), whether it went into the prompt and as which [n];
+- `prompt_html`: the exact chat messages sent, and their token count against the budget;
+- `answer_html` / `message_html`: the answer with its numbered citations, or a clear message.
+What it leaves out: styling beyond a few inline rules (Voilà and JupyterLab bring their own).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import pandas as pd
+
+from helpers.generation import Answer, TokenBudget, budget_table, count_tokens, format_context
+from helpers.store import Hit
+
+STAGES = {"dense": "dense", "sparse": "BM25", "fused": "fused", "rerank": "rerank"}  # score key → column
+MISSING = "–"
+MESSAGE_COLOURS = {"empty": "#666", "rejected": "#b00", "no_hits": "#a60", "unreachable": "#b00", "error": "#b00"}
+
+
+def where(hit: Hit) -> str:
+    """Page and/or section of a hit ("p. 4 · Fees > Deposits"), or "–"."""
+    page, section = hit.metadata.get("page"), hit.metadata.get("section_path")
+    parts = ([f"p. {page}"] if page not in (None, "") else []) + ([str(section)] if section else [])
+    return " · ".join(parts) or MISSING
+
+
+def sources_frame(hits: Sequence[Hit], answer: Answer | None = None) -> pd.DataFrame:
+    """One row per hit: source, page/section, a score column per stage, in the prompt as [n], cited."""
+    in_prompt = {hit.node_id: number for number, hit in enumerate(answer.hits if answer else [], start=1)}
+    cited = {c.node_id for c in answer.citations} if answer else set()
+    rows = []
+    for rank, hit in enumerate(hits, start=1):
+        row = {"rank": rank, "source": hit.source, "page / section": where(hit)}
+        for key, column in STAGES.items():
+            row[column] = round(hit.scores[key], 3) if key in hit.scores else MISSING
+        number = in_prompt.get(hit.node_id)
+        row["in prompt"] = f"✔ [{number}]" if number else ""
+        row["cited"] = "★" if hit.node_id in cited else ""
+        rows.append(row)
+    columns = ["rank", "source", "page / section", *STAGES.values(), "in prompt", "cited"]
+    return pd.DataFrame(rows, columns=columns).set_index("rank")
+
+
+def sources_html(hits: Sequence[Hit], answer: Answer | None = None) -> str:
+    """The sources table as HTML (class `kit-sources-table`)."""
+    if not hits:
+        return "<p><i>No sources for this question.</i></p>"
+    table = sources_frame(hits, answer).to_html(classes="kit-sources-table", border=0, index_names=False)
+    return f"<b>Sources</b> (✔ = in the prompt as [n], ★ = cited in the answer){table}"
+
+
+def prompt_tokens(messages: Sequence[dict[str, str]]) -> int:
+    """Tokens of all messages (cl100k_base, the kit's tokenizer; chat-template tokens not counted)."""
+    return sum(count_tokens(m["content"]) for m in messages)
+
+
+def prompt_html(answer: Answer | None, budget: TokenBudget) -> str:
+    """The exact messages sent to the model, with their token count against the budget."""
+    if answer is None or not answer.messages:
+        return "<p><i>No prompt was sent for this question.</i></p>"
+    used = prompt_tokens(answer.messages)
+    room = budget.total - budget.answer - budget.buffer
+    head = (
+        f"<p class='kit-prompt-tokens'><b>{used:,} prompt tokens</b> of {room:,} available "
+        f"(window {budget.total:,} − {budget.answer} reserved for the answer − {budget.buffer} buffer); "
+        f"context cap {budget.context:,}.</p>"
+    )
+    table = budget_table(list(answer.messages), budget, format_context([h.text for h in answer.hits]))
+    pre = "<pre style='white-space: pre-wrap'>"
+    turns = "".join(
+        f"<div><b>{html.escape(m['role'])}</b>{pre}{html.escape(m['content'])}</pre></div>" for m in answer.messages
+    )
+    return head + table.to_html(border=0) + turns
+
+
+def answer_html(answer: Answer) -> str:
+    """The answer text and its numbered citations (each `kit-citation`)."""
+    text = f"<div class='kit-answer-text'>{html.escape(answer.text)}</div>"
+    if not answer.citations:
+        return text
+    items = "".join(f"<li class='kit-citation'>{html.escape(str(c))}</li>" for c in answer.citations)
+    return f"{text}<ul class='kit-citations' style='list-style: none; padding-left: 0'>{items}</ul>"
+
+
+def message_html(status: str, message: str) -> str:
+    """A message for the student (class `kit-message` and `kit-message-<status>`)."""
+    colour = MESSAGE_COLOURS.get(status, "#333")
+    return f"<div class='kit-message kit-message-{status}' style='color: {colour}'>{html.escape(message)}</div>"

@@ -1,0 +1,131 @@
+"""`Embedder`: texts into L2-normalised float32 vectors, batched, cached on disk, local or OpenAI.
+
+What it does: the packaged all-MiniLM-L6-v2 (or any local sentence-transformers folder) by default,
+OpenAI embeddings when `embed_backend = "openai"`; every vector has length 1, so cosine similarity is a
+plain dot product. Only texts missing from the cache are computed, in chunks that are saved as soon as
+they are done, so a re-run (or a run after an interruption) embeds nothing twice. Queries get the
+configured `query_prefix` (empty for MiniLM, which was trained without one).
+What it leaves out: fine-tuning, GPUs, and models that would have to download at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from helpers.config import Settings, get_settings
+from helpers.embedding.cache import EmbeddingCache
+from helpers.models import embedder_path
+
+PACKAGED_MODEL = "all-MiniLM-L6-v2"
+SAVE_EVERY = 256  # texts computed between two cache writes: an interrupted run loses at most this many
+
+
+def normalise(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1 (a zero row stays zero), as float32."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.clip(norms, 1e-12, None)
+
+
+class Embedder:
+    """Turns texts into L2-normalised float32 vectors, batched and cached."""
+
+    def __init__(self, settings: Settings | None = None, use_cache: bool = True) -> None:
+        self.settings = settings or get_settings()
+        self.backend = self.settings.embed_backend
+        self.model_name = self.settings.embed_model
+        self.query_prefix = self.settings.query_prefix
+        self._model: Any = None
+        self._dimension: int | None = None
+        self.cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite") if use_cache else None
+        self.stats = {"computed": 0, "cached": 0}
+
+    @property
+    def model_id(self) -> str:
+        """What the cache keys on: the model name, plus the endpoint for OpenAI (two servers, two models)."""
+        if self.backend == "openai":
+            return f"openai:{self.settings.openai_base_url or 'api.openai.com'}:{self.model_name}"
+        return self.model_name
+
+    @property
+    def dimension(self) -> int:
+        """Length of one vector (embeds one probe text the first time)."""
+        if self._dimension is None:
+            self._dimension = int(self.embed_texts(["dimension probe"]).shape[1])
+        return self._dimension
+
+    def load(self) -> Any:
+        """Load the model on first use (about 0.2 s for MiniLM, plus a few seconds to import torch)."""
+        if self._model is None:
+            if self.backend == "openai":
+                from openai import OpenAI
+
+                self._model = OpenAI(
+                    base_url=self.settings.openai_base_url or None,
+                    api_key=self.settings.openai_api_key or None,
+                    timeout=self.settings.request_timeout_s,
+                )
+            else:
+                from sentence_transformers import SentenceTransformer
+
+                path = embedder_path() if self.model_name == PACKAGED_MODEL else Path(self.model_name).expanduser()
+                self._model = SentenceTransformer(str(path), device="cpu")
+        return self._model
+
+    def _compute(self, texts: list[str]) -> np.ndarray:
+        """Embed texts with the model, no cache; rows L2-normalised."""
+        model, batch = self.load(), self.settings.embed_batch_size
+        if self.backend == "openai":
+            vectors = []
+            for start in range(0, len(texts), batch):
+                response = model.embeddings.create(model=self.model_name, input=texts[start : start + batch])
+                vectors.extend(item.embedding for item in response.data)
+            return normalise(np.asarray(vectors))
+        return normalise(model.encode(texts, batch_size=batch, convert_to_numpy=True))
+
+    def embed_texts(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        """Vectors for many texts, one row each, computing only what the cache lacks."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self._dimension or 0), dtype=np.float32)
+        if self.cache is None:
+            self.stats["computed"] += len(texts)
+            return self._remember_dimension(self._compute(texts))
+        # 1. look every text up by its key; 2. compute each missing text once, saving chunk by chunk
+        keys = [EmbeddingCache.key(self.model_id, text) for text in texts]
+        found = self.cache.get_many(keys)
+        missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in found}
+        pending = list(missing.items())
+        chunks = range(0, len(pending), SAVE_EVERY)
+        for start in tqdm(chunks, desc="embedding", unit="chunk", disable=not progress or len(chunks) < 2):
+            part = pending[start : start + SAVE_EVERY]
+            new = dict(zip([k for k, _ in part], self._compute([t for _, t in part]), strict=True))
+            self.cache.put_many(new)
+            found.update(new)
+        self.stats["computed"] += len(missing)
+        self.stats["cached"] += len(texts) - len(missing)
+        if len({len(found[key]) for key in keys}) > 1:
+            raise ValueError(
+                f"The embedding cache {self.cache.path} holds vectors of different lengths for {self.model_id} "
+                "(the model behind that name changed?). Delete the file; it is rebuilt on the next run."
+            )
+        return self._remember_dimension(np.stack([found[key] for key in keys]))
+
+    def _remember_dimension(self, matrix: np.ndarray) -> np.ndarray:
+        """Note the vector length the first time it is seen."""
+        if self._dimension is None:
+            self._dimension = int(matrix.shape[1])
+        return matrix
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """The vector of one query, with the configured query prefix."""
+        return self.embed_queries([query])[0]
+
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Vectors of many queries (prefix added), one row each."""
+        return self.embed_texts([self.query_prefix + query for query in queries])

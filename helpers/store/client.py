@@ -1,0 +1,71 @@
+"""Connecting to Qdrant: the embedded folder by default, a server when `QDRANT_URL` is set.
+
+What it does: `connect()` returns a `QdrantClient` for either place with the same API, and turns the two
+common failures (a server that does not answer, a folder another process holds) into a message that
+says what to do. `enable_fast_local_writes` is the one tuning the embedded store needs: it commits one
+SQLite transaction per point, and WAL mode makes each commit cheap (measured in notebook 04).
+What it leaves out: collections and points (see `collection.py`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from qdrant_client import QdrantClient
+from qdrant_client.local.qdrant_local import QdrantLocal
+
+from helpers.config import Settings, get_settings
+
+
+class StoreError(RuntimeError):
+    """The vector store cannot be used as asked; the message says what to do."""
+
+
+def connect(settings: Settings | None = None) -> QdrantClient:
+    """A qdrant-client: the server at `QDRANT_URL`, else the embedded folder."""
+    settings = settings or get_settings()
+    if settings.qdrant_url:
+        client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key or None, timeout=10)
+        try:
+            client.get_collections()
+        except Exception as err:  # any transport error means the same to a student
+            raise StoreError(
+                f"Qdrant at {settings.qdrant_url} does not answer ({type(err).__name__}). Start the server, "
+                "fix QDRANT_URL, or unset it to use the embedded store."
+            ) from None
+        return client
+    path = settings.data_dir / "qdrant"
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        return QdrantClient(path=str(path))
+    except RuntimeError as err:
+        if "already accessed" in str(err):
+            raise StoreError(
+                f"The embedded Qdrant folder {path} is open in another process (another notebook or the app). "
+                "Shut down that kernel (Kernel > Shut Down Kernel) and run this cell again, or set QDRANT_URL "
+                "to a Qdrant server, which many processes can share."
+            ) from None
+        raise
+
+
+def is_local(client: QdrantClient) -> bool:
+    """Whether the client runs Qdrant in this process (a folder or `:memory:`), not a server."""
+    return isinstance(getattr(client, "_client", None), QdrantLocal)
+
+
+def enable_fast_local_writes(client: QdrantClient, collection: str) -> bool:
+    """Switch an embedded collection's SQLite file to WAL mode (one cheap commit per point); False if none."""
+    local = getattr(client, "_client", None)
+    storage = getattr(getattr(getattr(local, "collections", {}).get(collection), "storage", None), "storage", None)
+    if not isinstance(storage, sqlite3.Connection):
+        return False  # a server, or `:memory:` (nothing written to disk)
+    storage.execute("PRAGMA journal_mode=WAL")  # stored in the file: stays on when reopened
+    storage.execute("PRAGMA synchronous=NORMAL")  # per connection: set again on every open
+    return True
+
+
+def drop_collection(name: str, settings: Settings | None = None, client: QdrantClient | None = None) -> None:
+    """Delete a collection (to rebuild it from scratch); pass `client` if this process has one open."""
+    client = client or connect(settings)
+    if client.collection_exists(name):
+        client.delete_collection(name)

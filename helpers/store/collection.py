@@ -1,0 +1,157 @@
+"""`KitStore`: one Qdrant collection of embedded chunks, written idempotently, searched with filters.
+
+What it does: creates the collection with the embedder's dimension and cosine distance (or checks that an
+existing one matches), writes nodes through LlamaIndex's `QdrantVectorStore` in batches, and searches it.
+Point ids come from content (`helpers.chunking.node_id`), so `upsert_nodes` skips every id already
+stored: a re-run writes nothing, an interrupted run resumes where it stopped, and chunks of a changed
+document that no longer exist are removed — after the new ones are written, so nothing is ever missing.
+What it leaves out: hybrid (sparse) vectors and fusion (see `helpers.retrieval`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from llama_index.core import VectorStoreIndex
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.schema import BaseNode
+from llama_index.core.vector_stores.types import MetadataFilters, VectorStoreQuery
+from llama_index.vector_stores.qdrant import QdrantVectorStore
+from qdrant_client import QdrantClient, models
+
+from helpers.store.client import StoreError, enable_fast_local_writes, is_local
+from helpers.store.filters import create_payload_indexes, filters_from
+
+WRITE_BATCH = 256  # points per write: an interruption loses at most one batch, and the re-run redoes it
+
+
+@dataclass
+class Hit:
+    """One retrieved chunk, with its score from every stage that saw it."""
+
+    node_id: str
+    text: str
+    metadata: dict[str, Any]
+    scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        """The score of the last stage (rerank > fused > dense/sparse)."""
+        for stage in ("rerank", "fused", "dense", "sparse"):
+            if stage in self.scores:
+                return self.scores[stage]
+        return 0.0
+
+    @property
+    def source(self) -> str:
+        """The course file this chunk comes from."""
+        return str(self.metadata.get("source", "?"))
+
+
+class KitStore:
+    """One Qdrant collection of course chunks."""
+
+    def __init__(self, client: QdrantClient, collection: str, dimension: int) -> None:
+        self.client = client
+        self.collection = collection
+        self.dimension = dimension
+        self._ensure_collection()
+        self.vector_store = QdrantVectorStore(collection_name=collection, client=client, batch_size=WRITE_BATCH)
+
+    @property
+    def is_local(self) -> bool:
+        """Whether Qdrant runs embedded in this process (no payload indexes there)."""
+        return is_local(self.client)
+
+    def _ensure_collection(self) -> None:
+        """Create the collection (cosine, model dimension), or check that an existing one matches."""
+        if self.client.collection_exists(self.collection):
+            params = self.client.get_collection(self.collection).config.params.vectors
+            size = params.size if isinstance(params, models.VectorParams) else None
+            if size is not None and size != self.dimension:
+                raise StoreError(
+                    f"Collection {self.collection!r} holds {size}-d vectors but the embedder makes "
+                    f"{self.dimension}-d ones. Use another collection name (KIT_COLLECTION) or delete it "
+                    "with helpers.store.drop_collection()."
+                )
+        else:
+            self.client.create_collection(
+                self.collection,
+                vectors_config=models.VectorParams(size=self.dimension, distance=models.Distance.COSINE),
+            )
+            if not self.is_local:
+                create_payload_indexes(self.client, self.collection)
+        enable_fast_local_writes(self.client, self.collection)
+
+    def count(self) -> int:
+        """Number of points in the collection."""
+        return self.client.count(self.collection, exact=True).count
+
+    def clear(self) -> None:
+        """Delete every point (the collection is dropped and created again, empty)."""
+        self.client.delete_collection(self.collection)
+        self._ensure_collection()
+
+    def _scroll(self, **options: Any) -> Iterator[models.Record]:
+        """Every point of the collection, page by page."""
+        offset = None
+        while True:
+            points, offset = self.client.scroll(self.collection, limit=1000, offset=offset, **options)
+            yield from points
+            if offset is None:
+                return
+
+    def ids_by_source(self) -> dict[str, set[str]]:
+        """Point ids grouped by the source file they came from (one pass over the collection)."""
+        ids: dict[str, set[str]] = {}
+        for point in self._scroll(with_payload=["source"], with_vectors=False):
+            ids.setdefault(str((point.payload or {}).get("source")), set()).add(str(point.id))
+        return ids
+
+    def ids_of_source(self, source: str) -> set[str]:
+        """Ids of the points that came from one source file."""
+        return self.ids_by_source().get(source, set())
+
+    def upsert_nodes(self, nodes: Sequence[BaseNode], batch_size: int = WRITE_BATCH) -> dict[str, int]:
+        """Write embedded nodes not stored yet, in batches; then drop stale chunks of the same sources."""
+        if any(node.embedding is None for node in nodes):
+            raise StoreError("every node needs its embedding before it is stored (node.embedding is None)")
+        # 1. which ids of these sources are stored already, and which stored ones are gone from the new chunks
+        stored = self.ids_by_source()
+        new_ids: dict[str, set[str]] = {}
+        for node in nodes:
+            new_ids.setdefault(str(node.metadata.get("source")), set()).add(node.node_id)
+        present = set().union(*(stored.get(source, set()) & ids for source, ids in new_ids.items()))
+        stale = [i for source, ids in new_ids.items() for i in stored.get(source, set()) - ids]
+        # 2. write the missing ones batch by batch (each batch is on disk before the next starts)
+        to_write = [node for node in nodes if node.node_id not in present]
+        for start in range(0, len(to_write), batch_size):
+            self.vector_store.add(list(to_write[start : start + batch_size]))
+        # 3. only now remove the old chunks of changed documents
+        if stale:
+            self.client.delete(self.collection, points_selector=models.PointIdsList(points=stale))
+        return {"written": len(to_write), "unchanged": len(present), "removed_stale": len(stale)}
+
+    def nodes(self) -> list[BaseNode]:
+        """Every stored chunk as a LlamaIndex node, with its embedding (for numpy search and inspection)."""
+        points = list(self._scroll(with_payload=True, with_vectors=True))
+        return list(self.vector_store.parse_to_query_result(points).nodes)
+
+    def search(
+        self, vector: Sequence[float], k: int, filters: MetadataFilters | Mapping[str, object] | None = None
+    ) -> list[Hit]:
+        """Top-k chunks by cosine similarity, optionally filtered on payload metadata (a dict works too)."""
+        if filters is not None and not isinstance(filters, MetadataFilters):
+            filters = filters_from(filters)
+        query = VectorStoreQuery(query_embedding=list(map(float, vector)), similarity_top_k=k, filters=filters)
+        result = self.vector_store.query(query)
+        hits = []
+        for node, score in zip(result.nodes or [], result.similarities or [], strict=False):
+            hits.append(Hit(node.node_id, node.get_content(), dict(node.metadata), {"dense": float(score)}))
+        return hits
+
+    def index(self, embed_model: BaseEmbedding) -> VectorStoreIndex:
+        """The collection as a LlamaIndex `VectorStoreIndex` (for `.as_retriever()` / `.as_query_engine()`)."""
+        return VectorStoreIndex.from_vector_store(self.vector_store, embed_model=embed_model)

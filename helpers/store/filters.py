@@ -1,0 +1,57 @@
+"""Metadata filters from a plain dict: `filters_from({"doc_type": "email", "sender": "whitcombe"})`.
+
+What it does: every key must hold (AND); a list value means "any of" (IN); keyword fields match exactly,
+text fields (`sender`, `subject`) match when every word of the value appears in the field, in any order
+and any case. The result is LlamaIndex's `MetadataFilters`, which `KitStore.search`, LlamaIndex
+retrievers and `QdrantVectorStore` all accept (it becomes a qdrant `Filter`). On a server, the same fields
+get payload indexes, so filtering stays fast on large collections; embedded mode scans every point.
+What it leaves out: ranges (dates, pages) and OR across keys — build `MetadataFilters` by hand for those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
+from qdrant_client import QdrantClient, models
+
+# The payload fields a student can filter on, and how each is matched (and indexed on a server).
+FILTER_FIELDS = {
+    "source": "keyword",
+    "doc_type": "keyword",
+    "program": "keyword",
+    "track": "keyword",
+    "term": "keyword",
+    "sender": "text",
+    "subject": "text",
+}
+SCHEMAS = {"keyword": models.PayloadSchemaType.KEYWORD, "text": models.PayloadSchemaType.TEXT}
+
+
+def _condition(key: str, value: object) -> MetadataFilter | MetadataFilters:
+    """One key's condition: exact, any-of (list), or all-words (text fields)."""
+    values = [str(v) for v in value] if isinstance(value, list | tuple | set) else None
+    if FILTER_FIELDS[key] == "text":
+        if values is None:
+            return MetadataFilter(key=key, value=str(value), operator=FilterOperator.TEXT_MATCH)
+        conditions = [MetadataFilter(key=key, value=v, operator=FilterOperator.TEXT_MATCH) for v in values]
+        return MetadataFilters(filters=conditions, condition=FilterCondition.OR)
+    if values is not None:
+        return MetadataFilter(key=key, value=values, operator=FilterOperator.IN)
+    return MetadataFilter(key=key, value=value if isinstance(value, int | float) else str(value))
+
+
+def filters_from(spec: Mapping[str, object] | None) -> MetadataFilters | None:
+    """A dict of field → value (or list of values) as `MetadataFilters`; None for no filter."""
+    if not spec:
+        return None
+    unknown = sorted(set(spec) - set(FILTER_FIELDS))
+    if unknown:
+        raise ValueError(f"cannot filter on {', '.join(unknown)}; filterable fields: {', '.join(FILTER_FIELDS)}")
+    return MetadataFilters(filters=[_condition(key, value) for key, value in spec.items()])
+
+
+def create_payload_indexes(client: QdrantClient, collection: str) -> None:
+    """Index every filterable field (server mode; embedded mode has no payload indexes)."""
+    for key, kind in FILTER_FIELDS.items():
+        client.create_payload_index(collection, key, SCHEMAS[kind])

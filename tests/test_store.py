@@ -1,0 +1,135 @@
+"""The vector store: deterministic ids, idempotent and resumable ingestion, filters, and exact search."""
+
+from __future__ import annotations
+
+import sqlite3
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from llama_index.core import Document
+from llama_index.core.schema import TextNode
+from qdrant_client import QdrantClient
+
+from helpers.chunking import chunk_documents, node_id
+from helpers.store import KitStore, StoreError, filters_from
+from helpers.store.measure import numpy_top_k
+
+DIM = 16
+
+
+def make_nodes(texts_by_source: dict[str, list[str]], seed: int = 0, **metadata: str) -> list[TextNode]:
+    """Nodes with content ids and random unit vectors (the same text always gets the same vector)."""
+    nodes = []
+    for source, texts in texts_by_source.items():
+        for text in texts:
+            rng = np.random.default_rng(zlib.crc32(f"{seed}:{text}".encode()))
+            vector = rng.standard_normal(DIM)
+            node = TextNode(text=text, id_=node_id(source, text), metadata={"source": source, **metadata})
+            node.embedding = (vector / np.linalg.norm(vector)).tolist()
+            nodes.append(node)
+    return nodes
+
+
+def corpus(n: int = 12) -> list[TextNode]:
+    """Three documents of n/3 chunks each."""
+    return make_nodes({f"doc{d}.md": [f"doc {d} chunk {i}" for i in range(n // 3)] for d in range(3)})
+
+
+def test_chunk_ids_are_deterministic_and_stored_as_given() -> None:
+    document = Document(text="Alpha beta gamma. " * 300, metadata={"source": "a.md"})
+    first = chunk_documents([document], "fixed_tokens", size=64, overlap=8)
+    second = chunk_documents([document], "fixed_tokens", size=64, overlap=8)
+    assert [n.node_id for n in first] == [n.node_id for n in second]
+    for node in first:
+        node.embedding = [1.0] + [0.0] * (DIM - 1)
+    store = KitStore(QdrantClient(":memory:"), "c", DIM)
+    store.upsert_nodes(first)
+    assert store.ids_of_source("a.md") == {n.node_id for n in first}
+
+
+def test_reingest_writes_nothing_and_never_duplicates() -> None:
+    store = KitStore(QdrantClient(":memory:"), "c", DIM)
+    first = store.upsert_nodes(corpus())
+    second = store.upsert_nodes(corpus())
+    assert first == {"written": 12, "unchanged": 0, "removed_stale": 0}
+    assert second == {"written": 0, "unchanged": 12, "removed_stale": 0} and store.count() == 12
+
+
+def test_interrupted_ingest_resumes_to_exactly_a_clean_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    nodes = corpus(24)
+    crashed = KitStore(QdrantClient(path=str(tmp_path / "crashed")), "c", DIM)
+    real_upload, batches = crashed.client.upload_points, []
+
+    def upload_then_crash(*args: object, **kwargs: object) -> None:
+        batches.append(args)
+        if len(batches) == 3:
+            raise KeyboardInterrupt  # the kernel dies during the third batch
+        real_upload(*args, **kwargs)
+
+    monkeypatch.setattr(crashed.client, "upload_points", upload_then_crash)
+    with pytest.raises(KeyboardInterrupt):
+        crashed.upsert_nodes(nodes, batch_size=5)
+    crashed.client.close()
+    # a new process opens the folder and runs the same ingestion again
+    resumed = KitStore(QdrantClient(path=str(tmp_path / "crashed")), "c", DIM)
+    assert resumed.count() == 10
+    assert resumed.upsert_nodes(nodes, batch_size=5) == {"written": 14, "unchanged": 10, "removed_stale": 0}
+    clean = KitStore(QdrantClient(":memory:"), "c", DIM)
+    clean.upsert_nodes(nodes)
+    assert resumed.ids_by_source() == clean.ids_by_source()
+    vectors = {n.node_id: n.embedding for n in resumed.nodes()}
+    assert all(np.allclose(vectors[n.node_id], n.embedding, atol=1e-6) for n in clean.nodes())
+
+
+def test_a_changed_document_replaces_its_old_chunks() -> None:
+    store = KitStore(QdrantClient(":memory:"), "c", DIM)
+    store.upsert_nodes(make_nodes({"fees.md": ["fee is $80", "deadline May 1"], "other.md": ["unrelated"]}))
+    counts = store.upsert_nodes(make_nodes({"fees.md": ["fee is $90", "deadline May 1"]}))
+    assert counts == {"written": 1, "unchanged": 1, "removed_stale": 1}
+    texts = {n.get_content() for n in store.nodes()}
+    assert texts == {"fee is $90", "deadline May 1", "unrelated"}
+
+
+def test_filters_on_doc_type_and_sender_restrict_results() -> None:
+    store = KitStore(QdrantClient(":memory:"), "c", DIM)
+    store.upsert_nodes(make_nodes({"a.eml": ["exam moved"]}, doc_type="email", sender="Dana Whitcombe <d.w@x.edu>"))
+    store.upsert_nodes(make_nodes({"b.eml": ["room change"]}, doc_type="email", sender="Raj Patel <raj@x.edu>"))
+    store.upsert_nodes(make_nodes({"c.md": ["fee table", "tuition"]}, doc_type="markdown"))
+    query = np.ones(DIM) / np.sqrt(DIM)
+    assert len(store.search(query, k=10)) == 4
+    assert {h.source for h in store.search(query, 10, filters_from({"doc_type": "email"}))} == {"a.eml", "b.eml"}
+    assert {h.source for h in store.search(query, 10, {"sender": "whitcombe"})} == {"a.eml"}
+    assert {h.source for h in store.search(query, 10, {"doc_type": ["markdown"], "source": "c.md"})} == {"c.md"}
+    assert store.search(query, 10, {"doc_type": "email", "sender": "nobody"}) == []
+    with pytest.raises(ValueError, match="filterable fields"):
+        filters_from({"doctype": "email"})
+
+
+def test_dimension_mismatch_names_both_sizes_and_the_fix(tmp_path: Path) -> None:
+    client = QdrantClient(path=str(tmp_path / "q"))
+    KitStore(client, "course", 384)
+    with pytest.raises(StoreError, match=r"384-d vectors but the embedder makes 768-d.*KIT_COLLECTION"):
+        KitStore(client, "course", 768)
+
+
+def test_numpy_brute_force_and_qdrant_return_the_same_top_k() -> None:
+    nodes = make_nodes({"s.md": [f"chunk {i}" for i in range(300)]})
+    store = KitStore(QdrantClient(":memory:"), "c", DIM)
+    store.upsert_nodes(nodes)
+    matrix = np.array([n.embedding for n in nodes], dtype=np.float32)
+    rng = np.random.default_rng(1)
+    for _ in range(25):
+        query = rng.standard_normal(DIM).astype(np.float32)
+        query /= np.linalg.norm(query)
+        expected = [nodes[i].node_id for i in numpy_top_k(matrix, query, 5)]
+        assert [h.node_id for h in store.search(query, 5)] == expected
+
+
+def test_embedded_store_writes_in_wal_mode(tmp_path: Path) -> None:
+    store = KitStore(QdrantClient(path=str(tmp_path / "q")), "c", DIM)
+    store.upsert_nodes(corpus())
+    store.client.close()
+    files = list((tmp_path / "q").rglob("storage.sqlite"))
+    assert files and sqlite3.connect(files[0]).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
