@@ -1,0 +1,75 @@
+"""Multi-query retrieval (seed 004's best system): the LLM writes paraphrases, every version is searched.
+
+One wording of a question can miss the chunk another wording finds. So:
+1. the LLM rewrites the question 3 ways (cached on disk: a re-run never calls the model);
+2. the retriever is asked with all 4 versions (the original first);
+3. the rankings are merged round-robin (every version's 1st hit, then every 2nd, …) and each chunk is kept
+   once — the dedupe;
+4. a reranker, if given, re-scores the merged candidates against the *original* question and keeps k.
+Without a reranker the round-robin order is the final ranking.
+What it leaves out: query decomposition (splitting a multi-hop question into sub-questions) and
+weighting the versions — a bad paraphrase counts as much as a good one until the reranker sees it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from helpers.query.cache import CachedLLM
+from helpers.rerank.base import Reranker
+from helpers.retrieval.base import Filters, Retriever
+from helpers.store import Hit
+
+PARAPHRASE_PROMPT = (
+    "Rewrite the question below in {n} different ways that keep its meaning, using other words. "
+    "Write one question per line, with no numbering and nothing else.\n\nQuestion: {question}"
+)
+BULLET = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s*")  # "1. ", "2) ", "- " in front of a line
+
+
+def parse_paraphrases(text: str, question: str, n: int) -> list[str]:
+    """At most n distinct non-empty lines of the reply, numbering stripped, the original question left out."""
+    seen = {question.strip().lower()}
+    found: list[str] = []
+    for line in text.splitlines():
+        line = BULLET.sub("", line).strip().strip('"').strip()
+        if len(line) > 5 and line.lower() not in seen:
+            seen.add(line.lower())
+            found.append(line)
+    return found[:n]
+
+
+def paraphrases(llm: CachedLLM, question: str, n: int = 3) -> list[str]:
+    """The LLM's n rewordings of the question (fewer if it wrote fewer usable lines)."""
+    messages = [{"role": "user", "content": PARAPHRASE_PROMPT.format(n=n, question=question)}]
+    return parse_paraphrases(llm.complete(messages, max_tokens=32 * n), question, n)
+
+
+def merge_unique(rankings: Sequence[Sequence[Hit]]) -> list[Hit]:
+    """Round-robin over the rankings, each chunk kept once (at its first, i.e. best-ranked, appearance)."""
+    merged: dict[str, Hit] = {}
+    for rank in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if rank < len(ranking) and ranking[rank].node_id not in merged:
+                merged[ranking[rank].node_id] = ranking[rank]
+    return list(merged.values())
+
+
+class MultiQueryRetriever:
+    """Search with the question and its LLM paraphrases, merge without duplicates, optionally rerank."""
+
+    def __init__(
+        self, retriever: Retriever, llm: CachedLLM, reranker: Reranker | None = None, n: int = 3, depth: int = 20
+    ) -> None:
+        self.retriever, self.llm, self.reranker, self.n, self.depth = retriever, llm, reranker, n, depth
+
+    def queries(self, question: str) -> list[str]:
+        """The original question followed by its paraphrases."""
+        return [question, *paraphrases(self.llm, question, self.n)]
+
+    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
+        """Top `depth` for every version, merged and deduplicated, then reranked (or cut) to k."""
+        rankings = [self.retriever.retrieve(q, max(self.depth, k), filters) for q in self.queries(query)]
+        candidates = merge_unique(rankings)
+        return self.reranker.rerank(query, candidates, k) if self.reranker else candidates[:k]

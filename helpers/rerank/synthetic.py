@@ -1,0 +1,78 @@
+"""Training data for the kit's own cross-encoder: questions the local LLM writes about corpus chunks.
+
+No gold question is used (never `test`, and not `dev` either, so dev stays a fair measure). Instead:
+1. sample chunks of the corpus (seeded), skipping very short ones;
+2. the local LLM writes one question that each chunk answers (cached on disk by model + prompt hash);
+3. the chunk is the positive; hard negatives are the chunks BM25 ranks highest for that question that are
+   not the chunk itself — similar words, different content, exactly what a reranker must learn to reject.
+Each question gives one (question, chunk, 1.0) pair and `negatives` (question, chunk, 0.0) pairs.
+What it leaves out: filtering bad generated questions, and checking that a "negative" does not also answer
+the question (some do: the labels are noisy, as in most synthetic data).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tqdm.auto import tqdm
+
+from helpers.query.cache import CachedLLM
+from helpers.rerank.base import passage_text
+from helpers.retrieval.bm25 import BM25Retriever
+from helpers.store import Hit
+
+QUESTION_PROMPT = (
+    "Write one question that a student could ask and that the passage below answers. "
+    "Use the passage's own terms. Reply with the question only.\n\nPassage:\n{passage}"
+)
+MIN_CHUNK_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One training example: a question, a passage, and 1.0 (relevant) or 0.0 (not)."""
+
+    question: str
+    passage: str
+    label: float
+
+
+def sample_chunks(chunks: Sequence[Hit], n: int, seed: int = 0) -> list[Hit]:
+    """n chunks chosen at random (seeded) among those long enough to ask about."""
+    usable = sorted((c for c in chunks if len(c.text) >= MIN_CHUNK_CHARS), key=lambda c: c.node_id)
+    return random.Random(seed).sample(usable, min(n, len(usable)))
+
+
+def write_question(llm: CachedLLM, chunk: Hit) -> str:
+    """The LLM's question about one chunk (first line only, cached)."""
+    messages = [{"role": "user", "content": QUESTION_PROMPT.format(passage=passage_text(chunk)[:1500])}]
+    text = llm.complete(messages, max_tokens=48).strip()
+    return text.splitlines()[0].strip() if text else ""
+
+
+def training_pairs(
+    llm: CachedLLM, chunks: Sequence[Hit], n_questions: int, negatives: int = 3, seed: int = 0
+) -> list[Pair]:
+    """(question, positive) and (question, hard negative) pairs for `n_questions` sampled chunks."""
+    bm25 = BM25Retriever(chunks, [passage_text(c) for c in chunks])
+    pairs: list[Pair] = []
+    for chunk in tqdm(sample_chunks(chunks, n_questions, seed), desc="LLM writes training questions"):
+        question = write_question(llm, chunk)
+        if len(question) < 10:  # the model said nothing usable
+            continue
+        pairs.append(Pair(question, passage_text(chunk), 1.0))
+        # the highest-ranked BM25 chunks that are not the positive (nor a verbatim copy of it)
+        ranked = bm25.retrieve(question, negatives + 5)
+        hard = [h for h in ranked if h.node_id != chunk.node_id and h.text != chunk.text][:negatives]
+        pairs.extend(Pair(question, passage_text(h), 0.0) for h in hard)
+    return pairs
+
+
+def data_hash(pairs: Sequence[Pair]) -> str:
+    """A short hex hash of the training data (names the trained model folder)."""
+    text = json.dumps([(p.question, p.passage, p.label) for p in pairs], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]

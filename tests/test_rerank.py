@@ -1,0 +1,110 @@
+"""Rerankers: the interface (order, kept scores, top_n), cross-encoder plumbing, training, the LLM cache path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers.config import Settings
+from helpers.models import embedder_path
+from helpers.query.cache import DiskCache, prompt_key
+from helpers.rerank import CrossEncoderReranker, LLMReranker, Reranked, finetuned_path, order_by_scores
+from helpers.rerank.llm import chatml
+from helpers.rerank.synthetic import Pair, data_hash
+from helpers.store import Hit
+
+HITS = [
+    Hit("a", "The application fee is $90.", {"source": "fees.md", "title": "Fees"}, {"fused": 0.9}),
+    Hit("b", "Capstone teams have three to five students.", {"source": "capstone.md"}, {"fused": 0.5}),
+    Hit("c", "The library opens at 8 am.", {"source": "library.md"}, {"fused": 0.1}),
+]
+
+
+class ListRetriever:
+    """A stand-in first stage that returns fixed hits."""
+
+    def __init__(self, hits: list[Hit]) -> None:
+        self.hits = hits
+        self.asked_k: list[int] = []
+
+    def retrieve(self, query: str, k: int, filters: dict | None = None) -> list[Hit]:
+        self.asked_k.append(k)
+        return self.hits[:k]
+
+
+def test_order_by_scores_sorts_keeps_earlier_scores_and_cuts() -> None:
+    ranked = order_by_scores(HITS, [0.2, 0.9, 0.5], top_n=2)
+    assert [h.node_id for h in ranked] == ["b", "c"]
+    assert ranked[0].scores == {"fused": 0.5, "rerank": 0.9}
+    assert ranked[0].score == 0.9  # the rerank score is the final one
+    assert "rerank" not in HITS[1].scores  # the input hits are not mutated
+
+
+def test_order_by_scores_is_stable_on_ties_and_checks_lengths() -> None:
+    assert [h.node_id for h in order_by_scores(HITS, [1.0, 1.0, 1.0], 3)] == ["a", "b", "c"]
+    with pytest.raises(ValueError):
+        order_by_scores(HITS, [1.0], 3)
+
+
+def test_reranked_fetches_depth_and_returns_k() -> None:
+    class Reverse:
+        name = "reverse"
+
+        def rerank(self, query: str, hits: list[Hit], top_n: int) -> list[Hit]:
+            return order_by_scores(hits, list(range(len(hits))), top_n)
+
+    first = ListRetriever(HITS)
+    hits = Reranked(first, Reverse(), depth=3).retrieve("q", k=1)
+    assert first.asked_k == [3]
+    assert [h.node_id for h in hits] == ["c"]
+
+
+def test_cross_encoder_plumbing_with_the_packaged_minilm() -> None:
+    from sentence_transformers import CrossEncoder
+
+    model = CrossEncoder(str(embedder_path()), num_labels=1)  # a new, untrained head: plumbing only
+    reranker = CrossEncoderReranker(model, name="untrained")
+    ranked = reranker.rerank("How much is the application fee?", HITS, top_n=2)
+    assert len(ranked) == 2
+    assert all("rerank" in h.scores and "fused" in h.scores for h in ranked)
+    assert ranked[0].scores["rerank"] >= ranked[1].scores["rerank"]
+    assert reranker.rerank("q", [], 3) == []
+
+
+def test_training_writes_a_model_keyed_by_data_hash(tmp_settings: Settings, tmp_path: Path) -> None:
+    from helpers.rerank.finetune import train, training_info
+
+    settings = tmp_settings.replace(cache_dir=tmp_path / "cache")
+    pairs = [Pair(f"question {i} about fees?", HITS[i % 3].text, float(i % 3 == 0)) for i in range(8)]
+    assert finetuned_path(settings) is None
+    folder = train(pairs, settings, batch_size=4)
+    assert folder.name.endswith(data_hash(pairs)) and finetuned_path(settings) == folder
+    assert training_info(folder)["pairs"] == 8
+    assert len(CrossEncoderReranker(folder).rerank("fee?", HITS, 3)) == 3
+
+
+def test_llm_reranker_reads_cached_scores_without_loading_a_model(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path)
+    for hit, score in zip(HITS, [0.1, 0.8, 0.3], strict=True):
+        passage = f"{hit.metadata['title']}: {hit.text}" if "title" in hit.metadata else hit.text
+        cache.put(prompt_key("m", {"p_yes": chatml("q?", passage)}), score)
+
+    def no_model() -> None:
+        raise AssertionError("the model must not load when every score is cached")
+
+    ranked = LLMReranker(no_model, "m", cache).rerank("q?", HITS, 2)
+    assert [h.node_id for h in ranked] == ["b", "c"] and cache.hits == 3
+
+
+def test_llm_reranker_gives_probabilities_with_the_tiny_model(tmp_settings: Settings) -> None:
+    from helpers.generation import make_llm
+
+    llm = make_llm(tmp_settings)  # SmolLM2-135M: fast, and real llama.cpp logits
+    try:
+        reranker = LLMReranker(lambda: llm._llama, "smollm2-135m", cache=None)
+        scores = reranker.score("How much is the application fee?", HITS[:2])
+        assert all(0.0 < s < 1.0 for s in scores)
+        assert scores == reranker.score("How much is the application fee?", HITS[:2])  # KV-cache reuse is exact
+    finally:
+        llm.close()
