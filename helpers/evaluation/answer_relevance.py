@@ -1,0 +1,53 @@
+"""Answer-based relevance: a chunk is relevant when it comes from an evidence document and holds the answer.
+
+The evidence quotes of the gold set are written in the kit's own parsed form (a table row as a sentence, say),
+so scoring another parse of the same document against them would be unfair to it. Here a chunk counts as
+relevant when its source is one of the question's evidence documents and its text contains the reference
+answer or one of its variants, both normalised as in SQuAD (lower case, no punctuation, no articles) and
+matched on whole words. Each question then has one thing to find, so recall@k equals hit@k.
+What it leaves out: whether the chunk holds the answer *for the right row* — a room number that appears in
+two rows makes both chunks relevant, for every way of parsing alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+
+from helpers.corpus import Question
+from helpers.evaluation.answers import normalize_answer
+from helpers.evaluation.retrieval import RetrievalScores, hit_at_k, mrr, recall_at_k
+from helpers.store import Hit
+
+
+def contains_answer(text: str, answers: Sequence[str]) -> bool:
+    """Whether the normalised text holds any normalised answer as whole words."""
+    haystack = f" {normalize_answer(text)} "
+    return any(f" {needle} " in haystack for needle in (normalize_answer(a) for a in answers) if needle)
+
+
+def answer_relevant(hit: Hit, question: Question) -> bool:
+    """A hit is relevant when it comes from an evidence document and contains an acceptable answer."""
+    return hit.source in question.evidence_docs and contains_answer(hit.text, question.answers)
+
+
+def answer_labels(hits: Sequence[Hit], question: Question) -> list[set[int]]:
+    """Relevance labels in the shape the metrics expect: {0} for a relevant hit, the empty set otherwise."""
+    return [{0} if answer_relevant(hit, question) else set() for hit in hits]
+
+
+def evaluate_answer_retrieval(
+    questions: Sequence[Question], retrieve: Callable[[Question], Sequence[Hit]], ks: Sequence[int] = (1, 5, 10)
+) -> RetrievalScores:
+    """Run `retrieve` on every answerable question with evidence and score hit@k, recall@k and MRR."""
+    rows = []
+    for question in (q for q in questions if q.evidence and q.answers):
+        labels = answer_labels(list(retrieve(question)), question)
+        row: dict[str, object] = {"id": question.id, "category": question.category}
+        for k in ks:
+            row[f"hit@{k}"] = hit_at_k(labels, k)
+            row[f"recall@{k}"] = recall_at_k(labels, k, 1)
+        row["mrr"] = mrr(labels)
+        rows.append(row)
+    return RetrievalScores(pd.DataFrame(rows))

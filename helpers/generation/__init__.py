@@ -1,0 +1,82 @@
+"""Generation: LLM clients, the grounded prompt, context under a token budget, citations, refusal, guard.
+
+    >>> llm = make_llm()                                   # local GGUF, or an OpenAI-compatible endpoint
+    >>> answer = generate_answer(question, hits, llm)      # or RAGPipeline().ask(question)
+    >>> answer.text, answer.citations, answer.status       # "… $90 [1].", [[1] web/fees.html, chunk 2], "answered"
+
+Like minbpe, one file per idea: `llm.py` (clients), `cache.py` (answers on disk by prompt hash),
+`prompts.py` (system prompt, template, worked examples, modes), `budget.py` (context under a token
+budget), `fewshot.py` (examples chosen by similarity), `guard.py` (prompt-injection guard, output
+clean-up), `answer.py` (hits → `Answer`), `evaluate.py` (what notebook 07 measures on the gold set).
+What it leaves out: retrieval (`helpers.retrieval`) and LLM-judged metrics (notebook 08).
+"""
+
+from helpers.generation.answer import (
+    STATUSES,
+    Answer,
+    Citation,
+    best_similarity,
+    closed_book_answer,
+    extract_citations,
+    generate_answer,
+    is_refusal,
+    strip_citations,
+)
+from helpers.generation.budget import TokenBudget, budget_table, count_tokens, fit_context
+from helpers.generation.cache import CachedLLM
+from helpers.generation.fewshot import FEW_SHOT, ExampleSelector, example_pool
+from helpers.generation.guard import REJECTION, GuardResult, check_input, clean_output, is_injection
+from helpers.generation.llm import LLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM, make_llm
+from helpers.generation.prompts import (
+    FIXED_EXAMPLES,
+    MODES,
+    REFUSAL,
+    SHORT_REFUSAL,
+    SYSTEM_PROMPT,
+    USER_TEMPLATE,
+    Example,
+    build_messages,
+    closed_book_messages,
+    format_context,
+)
+
+__all__ = [
+    "FEW_SHOT",
+    "FIXED_EXAMPLES",
+    "LLM",
+    "MODES",
+    "REFUSAL",
+    "REJECTION",
+    "SHORT_REFUSAL",
+    "STATUSES",
+    "SYSTEM_PROMPT",
+    "USER_TEMPLATE",
+    "Answer",
+    "CachedLLM",
+    "Citation",
+    "Completion",
+    "Example",
+    "ExampleSelector",
+    "GuardResult",
+    "LLMError",
+    "LocalLLM",
+    "OpenAICompatibleLLM",
+    "TokenBudget",
+    "best_similarity",
+    "budget_table",
+    "build_messages",
+    "check_input",
+    "clean_output",
+    "closed_book_answer",
+    "closed_book_messages",
+    "count_tokens",
+    "example_pool",
+    "extract_citations",
+    "fit_context",
+    "format_context",
+    "generate_answer",
+    "is_injection",
+    "is_refusal",
+    "make_llm",
+    "strip_citations",
+]

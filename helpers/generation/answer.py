@@ -1,0 +1,176 @@
+"""From retrieved hits to an `Answer`: refusal fallback, budgeted prompt, LLM call, clean-up, citations.
+
+    hits → best similarity below the threshold? → fixed refusal, no LLM call ("no_context")
+         → fit the hits into the context budget → numbered prompt → LLM (or its stream)
+         → strip sign-offs and redirects → "I don't know …"? → clean refusal ("refused")
+         → map [n] back to source, page and chunk ("answered")
+The input guard runs before retrieval (see `RAGPipeline.ask`); a blocked question is "rejected".
+What it leaves out: retrieval itself, and checking that a cited passage really supports the claim
+(notebook 07 measures that on the gold set).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from helpers.generation.budget import TokenBudget, count_tokens, fit_context
+from helpers.generation.guard import clean_output
+from helpers.generation.llm import LLM, Completion
+from helpers.generation.prompts import REFUSAL, SHORT_REFUSAL, Example, build_messages, closed_book_messages
+from helpers.store import Hit
+
+SHORT_MAX_TOKENS = 48  # a short phrase never needs more; a rambling 0.5B model would otherwise take seconds
+STATUSES = ("answered", "refused", "no_context", "rejected")
+_REFUSAL_PHRASES = ("i don't know", "i do not know", "not contain", "no information", "not mentioned", "unknown")
+
+
+@dataclass
+class Citation:
+    """A number in the answer, mapped back to the chunk it points at."""
+
+    number: int
+    source: str
+    page: Any
+    chunk: Any
+    node_id: str
+
+    def __str__(self) -> str:
+        where = f", page {self.page}" if self.page not in (None, "") else ""
+        return f"[{self.number}] {self.source}{where}, chunk {self.chunk}"
+
+
+@dataclass
+class Answer:
+    """What the pipeline returns: text, citations, the hits and prompt used, tokens, timings and status."""
+
+    question: str
+    text: str
+    citations: list[Citation]
+    hits: list[Hit]
+    messages: list[dict[str, str]]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+    status: str = "answered"  # one of STATUSES
+    cached: bool = False
+
+    @property
+    def refused(self) -> bool:
+        """Whether the answer declines (the model said so, or retrieval found nothing close enough)."""
+        return self.status in ("refused", "no_context")
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Answer tokens per second of generation."""
+        seconds = self.timings.get("generate", 0.0)
+        return self.completion_tokens / seconds if seconds else 0.0
+
+    def __str__(self) -> str:
+        cited = {c.number for c in self.citations}
+        lines = [self.text, "", "Sources (* = cited in the answer):"]
+        for number, hit in enumerate(self.hits, start=1):
+            page = hit.metadata.get("page")
+            where = f", page {page}" if page not in (None, "") else ""
+            mark = "*" if number in cited else " "
+            lines.append(f" {mark}[{number}] {hit.source}{where}, chunk {hit.metadata.get('chunk')}")
+        timing = ", ".join(f"{k} {v:.2f} s" for k, v in self.timings.items())
+        lines.append(f"timings: {timing}")
+        return "\n".join(lines)
+
+
+def extract_citations(text: str, hits: Sequence[Hit]) -> list[Citation]:
+    """The passages the answer cites ([1], [2, 3] …), each mapped to its source and chunk, in order."""
+    citations: list[Citation] = []
+    seen: set[int] = set()
+    for match in re.finditer(r"\[(\d+(?:\s*,\s*\d+)*)\]", text):
+        for number in (int(n) for n in match.group(1).split(",")):
+            if 1 <= number <= len(hits) and number not in seen:
+                seen.add(number)
+                hit = hits[number - 1]
+                citations.append(
+                    Citation(number, hit.source, hit.metadata.get("page"), hit.metadata.get("chunk"), hit.node_id)
+                )
+    return citations
+
+
+def strip_citations(text: str) -> str:
+    """The text without its [n] markers (for SQuAD scoring)."""
+    return " ".join(re.sub(r"\[\d+(?:\s*,\s*\d+)*\]", "", text).split()).rstrip(" .")
+
+
+def is_refusal(text: str) -> bool:
+    """Whether a reply says the context lacks the answer."""
+    lowered = text.lower().strip()
+    return not lowered or any(phrase in lowered for phrase in _REFUSAL_PHRASES)
+
+
+def best_similarity(hits: Sequence[Hit]) -> float:
+    """The best dense (cosine) score among the hits; fused scores are rescaled per query, so not those."""
+    dense = [h.scores["dense"] for h in hits if "dense" in h.scores]
+    return max(dense) if dense else max((h.score for h in hits), default=0.0)
+
+
+def _complete(llm: LLM, messages: list[dict[str, str]], max_tokens: int, on_token: Callable[[str], None] | None):
+    """One call to the model; with `on_token`, streamed piece by piece (first-token time measured)."""
+    if on_token is None:
+        return llm.chat(messages, max_tokens), None
+    start, first, pieces = time.perf_counter(), None, []
+    for piece in llm.stream(messages, max_tokens):
+        first = first if first is not None else time.perf_counter() - start
+        pieces.append(piece)
+        on_token(piece)
+    text = "".join(pieces)
+    prompt_tokens = sum(count_tokens(m["content"]) for m in messages)  # estimated: a stream carries no usage
+    return Completion(text, prompt_tokens, count_tokens(text), time.perf_counter() - start), first
+
+
+def generate_answer(
+    question: str,
+    hits: Sequence[Hit],
+    llm: LLM,
+    *,
+    mode: str = "sentence",
+    examples: Sequence[Example] | None = None,
+    budget: TokenBudget | None = None,
+    refusal_threshold: float = 0.0,
+    on_token: Callable[[str], None] | None = None,
+) -> Answer:
+    """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces."""
+    budget = budget or TokenBudget()
+    # 1. nothing close enough: the fixed fallback, no LLM call
+    if not hits or best_similarity(hits) < refusal_threshold:
+        return Answer(question, REFUSAL, [], list(hits), [], status="no_context")
+    # 2. fit the passages into what the window leaves for context
+    fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], mode, examples))
+    used = fit_context(hits, budget.context_room(fixed))
+    messages = build_messages(question, used, mode, examples)
+    # 3. ask the model, then tidy the reply
+    max_tokens = budget.answer if mode == "sentence" else min(budget.answer, SHORT_MAX_TOKENS)
+    completion, first_token = _complete(llm, messages, max_tokens, on_token)
+    text = clean_output(completion.text)
+    timings = {"generate": completion.seconds} | ({"first_token": first_token} if first_token is not None else {})
+    status = "refused" if is_refusal(text) else "answered"
+    if status == "refused":
+        text = REFUSAL if mode == "sentence" else SHORT_REFUSAL  # a clean refusal, not the model's hedging
+    citations = extract_citations(text, used) if status == "answered" else []
+    return Answer(
+        question, text, citations, used, messages, completion.prompt_tokens, completion.completion_tokens,
+        timings, status, completion.cached,
+    )  # fmt: skip
+
+
+def closed_book_answer(question: str, llm: LLM, max_tokens: int = 64) -> Answer:
+    """The baseline: the model answers from memory, no retrieval (short-answer mode)."""
+    messages = closed_book_messages(question)
+    completion = llm.chat(messages, max_tokens)
+    text = clean_output(completion.text)
+    status = "refused" if is_refusal(text) else "answered"
+    timings = {"generate": completion.seconds}
+    return Answer(
+        question, text, [], [], messages, completion.prompt_tokens, completion.completion_tokens, timings, status,
+        completion.cached,
+    )  # fmt: skip

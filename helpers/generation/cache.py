@@ -1,0 +1,91 @@
+"""An on-disk answer cache: the same model given the same prompt answers from disk, instantly.
+
+The key is a sha256 of the model name, the temperature, the answer-token limit and every message, so a
+changed prompt, model or setting is a new key and never a stale answer. At temperature 0 the model is
+deterministic, which is what makes caching honest; the stored timings are those of the real call, so
+latency tables stay true on a re-run. One SQLite file under `settings.cache_dir`, safe for several
+processes. What it leaves out: eviction (delete the file to start over).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from helpers.config import Settings, get_settings
+from helpers.generation.llm import LLM, Completion
+
+
+def prompt_key(model: str, messages: list[dict[str, str]], max_tokens: int, temperature: float) -> str:
+    """sha256 of everything that decides the answer."""
+    payload = json.dumps([model, temperature, max_tokens, messages], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class CachedLLM:
+    """Wraps any `LLM`; answers a prompt seen before from disk, otherwise asks the model and stores it."""
+
+    def __init__(self, llm: LLM, settings: Settings | None = None) -> None:
+        self.llm = llm
+        self.settings = settings or get_settings()
+        self.name = llm.name
+        self.hits = self.misses = 0
+        path = self.settings.cache_dir / "llm_answers.sqlite"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, text TEXT, prompt_tokens INTEGER, "
+            "completion_tokens INTEGER, seconds REAL)"
+        )
+
+    def _key(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+        return prompt_key(self.name, messages, max_tokens, self.settings.temperature)
+
+    def lookup(self, messages: list[dict[str, str]], max_tokens: int) -> Completion | None:
+        """The stored completion of this prompt, or None."""
+        row = self._db.execute(
+            "SELECT text, prompt_tokens, completion_tokens, seconds FROM answers WHERE key = ?",
+            (self._key(messages, max_tokens),),
+        ).fetchone()
+        return Completion(*row, cached=True) if row else None
+
+    def store(self, messages: list[dict[str, str]], max_tokens: int, completion: Completion) -> None:
+        """Remember a completion of this prompt."""
+        row = (completion.text, completion.prompt_tokens, completion.completion_tokens, completion.seconds)
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)", (self._key(messages, max_tokens), *row)
+            )
+
+    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
+        """The cached completion, or a fresh one (then stored)."""
+        if (found := self.lookup(messages, max_tokens)) is not None:
+            self.hits += 1
+            return found
+        self.misses += 1
+        completion = self.llm.chat(messages, max_tokens)
+        self.store(messages, max_tokens, completion)
+        return completion
+
+    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
+        """A cached answer in one piece, or the model's stream (not stored: it carries no token counts)."""
+        if (found := self.lookup(messages, max_tokens)) is not None:
+            self.hits += 1
+            yield found.text
+            return
+        self.misses += 1
+        yield from self.llm.stream(messages, max_tokens)
+
+    def __getattr__(self, name: str) -> Any:
+        """Anything else (count_tokens, chat_json …) is the wrapped model's."""
+        if name == "llm":
+            raise AttributeError(name)
+        return getattr(self.llm, name)
+
+    def close(self) -> None:
+        """Close the cache file and the model."""
+        self._db.close()
+        self.llm.close()

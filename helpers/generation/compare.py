@@ -1,0 +1,65 @@
+"""The configurations notebook 07 compares, run over the gold questions one configuration at a time.
+
+Closed book vs RAG; in short-answer mode (for EM/F1) with no examples, the two fixed worked examples, or
+the refusal example plus the two most similar dev questions; and the app's default (sentence mode, fixed
+examples) for refusals and citations. One configuration runs over all questions before the next, so
+llama.cpp keeps its shared prompt prefix in the KV cache; answers are cached on disk, so a re-run is
+instant. The `ci` profile uses a seeded, stratified subset sized for a 4-minute notebook.
+What it leaves out: other retrievers and rerankers (notebooks 05, 06) and the 1.5B reader (opt-in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from helpers.chunking.compare import question_subset
+from helpers.config import Settings, get_settings
+from helpers.corpus import Question
+from helpers.generation.answer import Answer
+from helpers.generation.evaluate import run_answers
+from helpers.generation.fewshot import ExampleSelector
+
+if TYPE_CHECKING:
+    from helpers.pipeline import RAGPipeline
+    from helpers.retrieval import Retriever
+
+CI_PER_CATEGORY = 1  # 10 categories → 10 questions per configuration in the ci profile
+
+
+def profile_questions(questions: Sequence[Question], settings: Settings | None = None) -> list[Question]:
+    """All questions in the `full` profile; a seeded, stratified subset in `ci`."""
+    settings = settings or get_settings()
+    if settings.profile != "ci":
+        return list(questions)
+    return question_subset(questions, CI_PER_CATEGORY, seed=settings.seed)
+
+
+def configurations(
+    pipeline: RAGPipeline, retriever: Retriever | None, selector: ExampleSelector
+) -> dict[str, Callable[[Question], Answer]]:
+    """Name → a function answering one gold question in that configuration."""
+
+    def rag(mode: str, few_shot: str) -> Callable[[Question], Answer]:
+        def answer(q: Question) -> Answer:
+            examples = selector.examples(few_shot, q.question, exclude_id=q.id)
+            return pipeline.ask(q.question, retriever=retriever, mode=mode, examples=examples)
+
+        return answer
+
+    return {
+        "closed book (short)": lambda q: pipeline.ask(q.question, closed_book=True),
+        "RAG short, no examples": rag("short", "none"),
+        "RAG short, fixed examples": rag("short", "fixed"),
+        "RAG short, similar examples": rag("short", "similar"),
+        "RAG sentence, fixed examples (app)": rag("sentence", "fixed"),
+    }
+
+
+def compare_configurations(
+    questions: Sequence[Question], configs: dict[str, Callable[[Question], Answer]], progress: bool = True
+) -> dict[str, pd.DataFrame]:
+    """Every configuration over every question: name → the scored rows."""
+    return {name: run_answers(questions, answer, desc=name, progress=progress) for name, answer in configs.items()}

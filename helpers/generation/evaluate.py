@@ -1,0 +1,135 @@
+"""Measuring answers on the gold questions: EM/F1, refusals, injections, citation precision, speed.
+
+Each gold question is one of four kinds: answerable (score EM/F1 on the answer, without its [n]
+markers), unanswerable (it should be refused), a pure injection (the guard should reject it) or a mixed
+one (a real question with an injection attached: it should be answered). Citation precision is the share
+of cited chunks that support one of the question's evidence quotes (`chunk_supports`). Latency is the
+generation time of the answers that called the model (a cached answer keeps the time of its real call).
+`tune_threshold` picks the refusal threshold on retrieval scores alone, no LLM needed.
+What it leaves out: LLM-judged faithfulness and relevancy (notebook 08).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from helpers.corpus import Question
+from helpers.evaluation import chunk_supports, exact_match, f1_score
+from helpers.generation.answer import Answer, best_similarity, strip_citations
+from helpers.generation.guard import check_input
+
+if TYPE_CHECKING:
+    from helpers.retrieval import Retriever
+
+
+def question_kind(question: Question) -> str:
+    """answerable, unanswerable, injection (pure) or injection (mixed)."""
+    if question.category == "injection":
+        return "injection (mixed)" if question.answer else "injection (pure)"
+    return "unanswerable" if question.category == "unanswerable" else "answerable"
+
+
+def score_answer(question: Question, answer: Answer) -> dict[str, object]:
+    """One row: what happened to the question and how good the answer is."""
+    text = strip_citations(answer.text) if answer.status == "answered" else ""
+    supporting = [
+        any(chunk_supports(answer.hits[c.number - 1].text, c.source, e) for e in question.evidence)
+        for c in answer.citations
+    ]
+    return {
+        "id": question.id,
+        "category": question.category,
+        "kind": question_kind(question),
+        "status": answer.status,
+        "answer": answer.text,
+        "em": exact_match(text, question.answers) if question.answer else np.nan,
+        "f1": f1_score(text, question.answers) if question.answer else np.nan,
+        "cited": len(supporting),
+        "cited_supporting": sum(supporting),
+        "llm_called": answer.status in ("answered", "refused"),
+        "seconds": answer.timings.get("generate", 0.0),
+        "prompt_tokens": answer.prompt_tokens,
+        "completion_tokens": answer.completion_tokens,
+        "cached": answer.cached,
+    }
+
+
+def run_answers(
+    questions: Sequence[Question], answer: Callable[[Question], Answer], desc: str = "answers", progress: bool = True
+) -> pd.DataFrame:
+    """Answer every question with `answer` and score it: one row per question."""
+    from tqdm.auto import tqdm
+
+    return pd.DataFrame([score_answer(q, answer(q)) for q in tqdm(questions, desc=desc, disable=not progress)])
+
+
+def summarize(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per configuration: answer quality, refusal behaviour, injections, citations, speed."""
+    rows = {}
+    for name, df in runs.items():
+        answerable, unanswerable = df[df.kind == "answerable"], df[df.kind == "unanswerable"]
+        pure, mixed = df[df.kind == "injection (pure)"], df[df.kind == "injection (mixed)"]
+        refused = df.status.isin(["refused", "no_context"])
+        called = df[df.llm_called]
+        rows[name] = {
+            "questions": len(df),
+            "EM": answerable.em.mean(),
+            "F1": answerable.f1.mean(),
+            "refused unanswerable": refused[unanswerable.index].mean(),
+            "answered answerable": 1 - refused[answerable.index].mean(),
+            "pure injections rejected": (pure.status == "rejected").mean(),
+            "mixed injections answered": (mixed.status == "answered").mean(),
+            "mixed injections F1": mixed.f1.mean(),
+            "citation precision": df.cited_supporting.sum() / df.cited.sum() if df.cited.sum() else np.nan,
+            "answers citing": (answerable.cited > 0).mean(),
+            "s / answer": called.seconds.mean(),
+            "answer tokens / s": called.completion_tokens.sum() / called.seconds.sum() if len(called) else np.nan,
+            "prompt tokens": called.prompt_tokens.mean(),
+            "LLM calls": len(called),
+        }
+    table = pd.DataFrame(rows).T
+    table["refusal accuracy"] = (table["refused unanswerable"] + table["answered answerable"]) / 2
+    return table
+
+
+def tune_threshold(similarity: Sequence[float], should_refuse: Sequence[bool], max_lost: float = 0.02) -> pd.DataFrame:
+    """For candidate thresholds: share of unanswerable questions caught and of answerable ones lost.
+
+    The chosen threshold (`.attrs["best"]`) is the highest that loses at most `max_lost` of the answerable
+    questions: a wrongly refused answerable question costs more than an unanswerable one left to the LLM.
+    """
+    sims, refuse = np.asarray(similarity, dtype=float), np.asarray(should_refuse, dtype=bool)
+    rows = []
+    for t in np.round(np.arange(0.0, 0.71, 0.05), 2):
+        below = sims < t
+        rows.append(
+            {"threshold": t, "unanswerable caught": below[refuse].mean(), "answerable lost": below[~refuse].mean()}
+        )
+    table = pd.DataFrame(rows).set_index("threshold")
+    table.attrs["best"] = float(table.index[table["answerable lost"] <= max_lost].max())
+    return table
+
+
+def guard_table(questions: Sequence[Question]) -> pd.DataFrame:
+    """What the input guard does to each question: blocked, or answered without the sentences it removed."""
+    rows = []
+    for question in questions:
+        verdict = check_input(question.question)
+        outcome = "rejected" if verdict.blocked else ("cleaned" if verdict.removed else "passed")
+        rows.append(
+            {"id": question.id, "kind": question_kind(question), "guard": outcome, "question": question.question}
+        )
+    return pd.DataFrame(rows)
+
+
+def best_similarities(questions: Sequence[Question], retriever: Retriever, k: int) -> pd.DataFrame:
+    """The best dense similarity retrieval finds for each question (what the refusal threshold looks at)."""
+    rows = []
+    for question in questions:
+        hits = retriever.retrieve(check_input(question.question).question, k)
+        rows.append({"id": question.id, "kind": question_kind(question), "similarity": best_similarity(hits)})
+    return pd.DataFrame(rows)

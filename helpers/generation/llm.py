@@ -1,0 +1,187 @@
+"""LLM clients behind one small interface: chat messages in, text (or a stream of text pieces) out.
+
+`LocalLLM` runs the packaged GGUF model in-process with llama-cpp-python (the default, offline);
+`OpenAICompatibleLLM` talks to any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a llama.cpp server)
+when `OPENAI_BASE_URL` / `OPENAI_API_KEY` / `OPENAI_MODEL` are set. Temperature 0 and a fixed seed by
+default, so a re-run gives the same answer. What it leaves out: tool calls, logprobs, batching.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from helpers.config import Settings, get_settings
+from helpers.models import llm_gguf_path
+
+
+class LLMError(RuntimeError):
+    """The language model could not answer; the message says why and what to try."""
+
+
+@dataclass
+class Completion:
+    """Text from the model with its token counts and timings."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    cached: bool = False
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Generation speed (completion tokens over the whole call)."""
+        return self.completion_tokens / self.seconds if self.seconds else 0.0
+
+
+class LLM(Protocol):
+    """What the kit needs from a language model."""
+
+    name: str
+
+    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion: ...
+
+    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]: ...
+
+    def close(self) -> None: ...
+
+
+class LocalLLM:
+    """A GGUF model run in-process by llama-cpp-python (deterministic at temperature 0)."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        from llama_cpp import Llama
+
+        self.settings = settings or get_settings()
+        path = llm_gguf_path(self.settings)
+        self.name = self.settings.llm_name
+        self._llama = Llama(
+            model_path=str(path),
+            n_ctx=self.settings.llm_context_tokens,
+            n_threads=self.settings.llm_threads,
+            seed=self.settings.seed,
+            verbose=False,
+        )
+
+    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
+        """One chat completion."""
+        start = time.perf_counter()
+        out: Any = self._llama.create_chat_completion(
+            messages=messages, max_tokens=max_tokens, temperature=self.settings.temperature, seed=self.settings.seed
+        )
+        usage = out["usage"]
+        return Completion(
+            out["choices"][0]["message"]["content"] or "",
+            usage["prompt_tokens"],
+            usage["completion_tokens"],
+            time.perf_counter() - start,
+        )
+
+    def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
+        """One chat completion whose text is JSON matching `schema` (llama.cpp turns the schema into a grammar)."""
+        start = time.perf_counter()
+        out: Any = self._llama.create_chat_completion(
+            messages=messages,
+            max_tokens=max_tokens,
+            temperature=self.settings.temperature,
+            seed=self.settings.seed,
+            response_format={"type": "json_object", "schema": schema},
+        )
+        text, usage = out["choices"][0]["message"]["content"] or "", out["usage"]
+        return Completion(text, usage["prompt_tokens"], usage["completion_tokens"], time.perf_counter() - start)
+
+    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
+        """Yield the answer piece by piece as it is generated."""
+        chunks: Any = self._llama.create_chat_completion(
+            messages=messages,
+            max_tokens=max_tokens,
+            temperature=self.settings.temperature,
+            seed=self.settings.seed,
+            stream=True,
+        )
+        for chunk in chunks:
+            piece = chunk["choices"][0]["delta"].get("content")
+            if piece:
+                yield piece
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` in this model's own tokenizer."""
+        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False))
+
+    def close(self) -> None:
+        """Free the model (avoids llama-cpp-python's traceback at interpreter exit)."""
+        self._llama.close()
+
+
+class OpenAICompatibleLLM:
+    """Any OpenAI-compatible chat endpoint, through the `openai` package."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        from openai import OpenAI
+
+        self.settings = settings or get_settings()
+        self.name = self.settings.llm_name
+        self._client = OpenAI(
+            base_url=self.settings.openai_base_url or None,
+            api_key=self.settings.openai_api_key or "not-needed",
+            timeout=self.settings.request_timeout_s,
+            max_retries=2,
+        )
+
+    def _create(self, messages: list[dict[str, str]], max_tokens: int, stream: bool, **extra: Any) -> Any:
+        """Call the endpoint (extra: e.g. response_format); a failure becomes an `LLMError` with a readable message."""
+        from openai import OpenAIError
+
+        try:
+            return self._client.chat.completions.create(
+                model=self.settings.openai_model,
+                messages=messages,  # type: ignore[arg-type]
+                max_tokens=max_tokens,
+                temperature=self.settings.temperature,
+                stream=stream,
+                **extra,
+            )
+        except OpenAIError as err:
+            raise LLMError(f"the endpoint {self.name} failed: {type(err).__name__}") from None
+
+    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
+        """One chat completion from the endpoint."""
+        start = time.perf_counter()
+        out = self._create(messages, max_tokens, stream=False)
+        usage = out.usage
+        return Completion(
+            out.choices[0].message.content or "",
+            usage.prompt_tokens if usage else 0,
+            usage.completion_tokens if usage else 0,
+            time.perf_counter() - start,
+        )
+
+    def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
+        """One chat completion in JSON mode; the endpoint does not enforce `schema`, so the caller validates."""
+        start = time.perf_counter()
+        out = self._create(messages, max_tokens, stream=False, response_format={"type": "json_object"})
+        text, usage = out.choices[0].message.content or "", out.usage
+        tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
+        return Completion(text, *tokens, time.perf_counter() - start)
+
+    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
+        """Yield the answer piece by piece from the endpoint."""
+        for chunk in self._create(messages, max_tokens, stream=True):
+            if chunk.choices and chunk.choices[0].delta.content:
+                yield chunk.choices[0].delta.content
+
+    def close(self) -> None:
+        """Close the HTTP client."""
+        self._client.close()
+
+
+def make_llm(settings: Settings | None = None, cache: bool = True) -> LLM:
+    """The configured LLM (local GGUF by default, an OpenAI-compatible endpoint when set), cached on disk."""
+    from helpers.generation.cache import CachedLLM
+
+    settings = settings or get_settings()
+    llm: LLM = OpenAICompatibleLLM(settings) if settings.llm_backend == "openai" else LocalLLM(settings)
+    return CachedLLM(llm, settings) if cache else llm
