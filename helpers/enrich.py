@@ -34,7 +34,7 @@ Item = Annotated[str, Field(max_length=160)]
 class EmailMetadata(BaseModel):
     """What the LLM writes about one e-mail (the fields of seed 002)."""
 
-    summary: str = Field(max_length=300, description="one sentence: what the e-mail is about")
+    summary: str = Field(max_length=200, description="one sentence: what the e-mail is about")
     topics: list[Short] = Field(max_length=3, description="up to 3 short noun phrases")
     action_items: list[Item] = Field(max_length=3, description="what a reader must do, with the deadline")
     urgency: Literal["low", "medium", "high"]
@@ -45,10 +45,10 @@ SCHEMA = EmailMetadata.model_json_schema()
 FIELDS = tuple(EmailMetadata.model_fields)  # the metadata keys add_metadata writes
 SYSTEM_PROMPT = (
     "You read one e-mail sent to students of a graduate program and describe it as a JSON object with the keys: "
-    "summary (one sentence), topics (up to 3 short noun phrases), action_items (up to 3 things a reader must do, "
-    'each with its deadline; [] if none), urgency ("low", "medium" or "high"; high when something must be done '
-    "within days), people_mentioned (up to 5 full names of people; no groups, offices or rooms). "
-    "Reply with the JSON object only."
+    "summary (one short sentence in your own words), topics (up to 3 short noun phrases), action_items (up to 3 "
+    'things a reader must do, each with its deadline; [] if none), urgency ("low", "medium" or "high"; high when '
+    "something must be done within days), people_mentioned (up to 5 full names of people; no groups, offices or "
+    "rooms). Reply with the JSON object only."
 )
 RETRY_PROMPT = "That reply is not valid ({error}). Reply again with the JSON object only."
 MAX_EMAIL_CHARS = 4000  # longer e-mails are cut, so the prompt fits the local model's context

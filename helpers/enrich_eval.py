@@ -81,10 +81,10 @@ def embed_only(documents: Sequence[Document], keys: Sequence[str]) -> list[Docum
 def metadata_gain_table(
     documents: Sequence[Document], questions: Sequence[Question], embedder: Embedder, k: int = 5
 ) -> pd.DataFrame:
-    """One row per variant (no metadata, summary + topics, all five fields): hit@1, recall@k, MRR."""
+    """One row per variant (no metadata, summary + topics, all five fields): hit@1, recall@k, MRR (pipeline chunker)."""
     rows = {}
     for name, keys in VARIANTS.items():
-        nodes = chunk_documents(embed_only(documents, keys))
+        nodes = chunk_documents(embed_only(documents, keys), embedder.settings.chunk_strategy)
         scores = evaluate_retrieval(questions, dense_retriever(nodes, embedder, k=10), ks=(1, k)).mean()
         rows[name] = {"e-mails": len(documents), "chunks": len(nodes), "questions": len(questions)}
         rows[name].update({m: round(float(scores[m]), 3) for m in ("hit@1", f"recall@{k}", "mrr")})
