@@ -37,7 +37,7 @@ def email_subset(
     documents: Sequence[Document],
     questions: Sequence[Question],
     settings: Settings | None = None,
-    n_questions: int = 6,
+    n_questions: int = 8,
     n_distractors: int = 3,
 ) -> tuple[list[Document], list[Question]]:
     """Every e-mail and question in `full`; in `ci`, sampled questions, their e-mails and a few distractors."""
