@@ -81,7 +81,12 @@ class Enrichment:
 def validate_reply(text: str) -> tuple[EmailMetadata | None, str]:
     """The reply as `EmailMetadata`, or None and a one-line reason (bad JSON, a missing key, a wrong value)."""
     try:
-        return EmailMetadata.model_validate_json(text), ""
+        # strict=False lets a raw line break stand inside a string: llama.cpp's JSON grammar allows one.
+        data = json.loads(text, strict=False)
+    except json.JSONDecodeError as error:
+        return None, f"invalid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
+    try:
+        return EmailMetadata.model_validate(data), ""
     except ValidationError as error:
         problems = error.errors()
         where = ".".join(str(part) for part in problems[0]["loc"]) or "reply"
@@ -157,8 +162,12 @@ class Enricher:
 
 
 def flat_fields(metadata: EmailMetadata) -> dict[str, str]:
-    """The fields as payload-friendly strings: lists joined with "; "."""
-    return {k: "; ".join(v) if isinstance(v, list) else v for k, v in metadata.model_dump().items()}
+    """The fields as payload-friendly one-line strings: white space squeezed, lists joined with "; "."""
+    flat = {}
+    for key, value in metadata.model_dump().items():
+        items = value if isinstance(value, list) else [value]
+        flat[key] = "; ".join(" ".join(str(item).split()) for item in items)
+    return flat
 
 
 def add_metadata(document: Document, enrichment: Enrichment) -> Document:

@@ -15,7 +15,16 @@ from llama_index.core.schema import MetadataMode
 
 from helpers.config import Settings
 from helpers.corpus import Evidence, Question
-from helpers.enrich import FIELDS, SCHEMA, Enricher, Enrichment, add_metadata, ask_for_metadata, validate_reply
+from helpers.enrich import (
+    FIELDS,
+    SCHEMA,
+    Enricher,
+    Enrichment,
+    add_metadata,
+    ask_for_metadata,
+    flat_fields,
+    validate_reply,
+)
 from helpers.enrich_eval import email_subset, embed_only
 from helpers.generation import Completion, LLMError
 
@@ -52,11 +61,12 @@ def test_schema_is_what_llama_cpp_needs() -> None:
 @pytest.mark.parametrize(
     ("reply", "reason"),
     [
-        ('{"summary": "x", "topics": [', "Invalid JSON"),  # cut off by the token limit
+        ('{"summary": "x", "topics": [', "invalid JSON"),  # cut off by the token limit
         (json.dumps({**GOOD, "urgency": "urgent"}), "urgency"),  # not one of the three levels
         (json.dumps({k: v for k, v in GOOD.items() if k != "topics"}), "topics: Field required"),
         (json.dumps({**GOOD, "topics": ["a", "b", "c", "d"]}), "topics"),  # over the 3 allowed
-        ("Sure! Here is the JSON you asked for.", "Invalid JSON"),
+        ("Sure! Here is the JSON you asked for.", "invalid JSON (Expecting value at line 1, column 1)"),
+        ("[1, 2]", "reply: Input should be a valid dictionary"),
     ],
 )
 def test_validate_reply_rejects_bad_json_with_a_reason(reply: str, reason: str) -> None:
@@ -67,6 +77,10 @@ def test_validate_reply_rejects_bad_json_with_a_reason(reply: str, reason: str) 
 def test_validate_reply_accepts_good_json() -> None:
     metadata, error = validate_reply(json.dumps(GOOD))
     assert error == "" and metadata is not None and metadata.urgency == "high"
+    # A raw line break inside a string (llama.cpp's grammar lets one through) is read, then squeezed away.
+    metadata, error = validate_reply(json.dumps(GOOD).replace("QEB 240", "QEB\n240"))
+    assert metadata is not None and "QEB\n240" in metadata.summary
+    assert flat_fields(metadata)["summary"] == GOOD["summary"]
 
 
 def test_one_retry_shows_the_model_its_error() -> None:
@@ -76,12 +90,12 @@ def test_one_retry_shows_the_model_its_error() -> None:
     assert len(llm.calls) == 2
     retry = llm.calls[1]
     assert retry[-2] == {"role": "assistant", "content": '{"summary": "cut off'}
-    assert "not valid" in retry[-1]["content"] and "Invalid JSON" in retry[-1]["content"]
+    assert "not valid" in retry[-1]["content"] and "invalid JSON" in retry[-1]["content"]
 
 
 def test_two_bad_replies_give_an_error_result_not_an_exception() -> None:
     result = ask_for_metadata(FakeLLM("nope", "still nope"), "text")
-    assert not result.ok and result.error.startswith("no valid JSON after one retry: reply: Invalid JSON")
+    assert not result.ok and result.error.startswith("no valid JSON after one retry: invalid JSON")
 
 
 def enricher_settings(settings: Settings) -> Settings:
