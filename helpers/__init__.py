@@ -30,3 +30,14 @@ _offline_environment()
 from helpers.config import Settings, get_settings, load_settings, show  # noqa: E402
 
 __all__ = ["Settings", "get_settings", "load_settings", "show"]
+
+_BYOD = ("ingest_folder", "load_questions", "evaluate_questions")  # loaded on first use: torch stays unimported
+
+
+def __getattr__(name: str) -> object:
+    """`helpers.ingest_folder` and friends, imported from `helpers.byod` only when first used."""
+    if name in _BYOD:
+        from helpers import byod
+
+        return getattr(byod, name)
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`."""
+"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`, `eval`."""
 
 from __future__ import annotations
 
@@ -48,10 +48,28 @@ def _train_reranker(args: argparse.Namespace) -> int:
     """Fine-tune the kit's MiniLM cross-encoder on LLM-written questions (a few minutes on CPU)."""
     from helpers.rerank.finetune import train_from_corpus, training_info
 
-    folder = train_from_corpus(get_settings(), questions=args.questions, negatives=args.negatives)
+    folder = train_from_corpus(get_settings(), questions=args.questions, negatives=args.negatives, epochs=args.epochs)
     info = training_info(folder)
     print(f"reranker ready: {folder}")
     print(f"{info['pairs']} pairs, trained in {info['seconds']} s, {info['size_mb']} MB on disk")
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    """Index a folder, answer its questions four ways, print the table, write the per-question rows."""
+    from helpers.byod import evaluate_questions, ingest_folder, load_questions
+
+    questions = load_questions(args.questions)  # bad files fail here, before any model loads
+    docs = ingest_folder(args.docs, progress=not args.quiet)
+    try:
+        print(docs)
+        result = evaluate_questions(docs.pipeline, questions, limit=args.limit, progress=not args.quiet)
+    finally:
+        docs.close()
+    print(f"reranker: {result.reranker_note}")
+    print(result.table.round(3).to_string())
+    out = args.out or docs.pipeline.settings.data_dir / f"eval_{docs.collection}_{time.strftime('%Y%m%d-%H%M%S')}.csv"
+    print(f"per-question results: {result.save_rows(out)}")
     return 0
 
 
@@ -69,7 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     train = sub.add_parser("train-reranker", help="fine-tune the MiniLM cross-encoder reranker (minutes, CPU)")
     train.add_argument("--questions", type=int, default=200, help="chunks to write a training question for")
     train.add_argument("--negatives", type=int, default=3, help="hard negatives per question")
+    train.add_argument("--epochs", type=int, default=2, help="passes over the training pairs")
     train.set_defaults(run=_train_reranker)
+    evaluate = sub.add_parser("eval", help="evaluate a folder of your documents with your questions (CSV/JSONL)")
+    evaluate.add_argument("--docs", required=True, help="the folder of documents (indexed in its own collection)")
+    evaluate.add_argument("--questions", required=True, help="a .csv or .jsonl with question and answer columns")
+    evaluate.add_argument("--limit", type=int, default=None, help="evaluate only the first N questions")
+    evaluate.add_argument("--out", default=None, help="where to write the per-question CSV")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
+    evaluate.set_defaults(run=_eval)
     sub.add_parser("config", help="print the configuration").set_defaults(run=lambda a: show() or 0)
     args = parser.parse_args(argv)
     try:

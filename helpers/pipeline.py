@@ -93,7 +93,7 @@ class RAGPipeline:
         laps.append(time.perf_counter())
         nodes = chunk_documents(parsed.documents, strategy=self.settings.chunk_strategy)
         laps.append(time.perf_counter())
-        vectors = self.embedder.embed_texts([n.get_content(metadata_mode="embed") for n in nodes])
+        vectors = self.embedder.embed_texts([n.get_content(metadata_mode="embed") for n in nodes], progress=progress)
         for node, vector in zip(nodes, vectors, strict=True):
             node.embedding = vector.tolist()
         laps.append(time.perf_counter())

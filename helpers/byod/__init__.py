@@ -1,0 +1,30 @@
+"""Bring your own documents: the kit's pipeline, app and evaluation on any folder (notebook 10).
+
+    >>> docs = ingest_folder("course_data/byod_example")      # its own collection: "byod_example"
+    >>> print(docs.ask("When does the makerspace open on Saturdays?"))
+    >>> result = evaluate_questions(docs.pipeline, load_questions("course_data/byod_example/questions.csv"))
+    >>> result.table
+
+`ingest.py` (a folder into its own collection, idempotent), `questions.py` (your CSV or JSONL of
+questions and answers), `evaluate.py` (closed book vs dense vs hybrid vs reranked: EM, F1, answer-in-top-k).
+The command line does the same: `python -m helpers eval --docs FOLDER --questions FILE [--limit N]`.
+What it leaves out: file formats the parsers do not know (they are skipped and listed), and LLM judges.
+"""
+
+from helpers.byod.evaluate import BYODEvaluation, choose_reranker, evaluate_questions, plot_evaluation
+from helpers.byod.ingest import ByodError, FolderIndex, collection_name, folder_settings, ingest_folder
+from helpers.byod.questions import load_questions, split_answers
+
+__all__ = [
+    "BYODEvaluation",
+    "ByodError",
+    "FolderIndex",
+    "choose_reranker",
+    "collection_name",
+    "evaluate_questions",
+    "folder_settings",
+    "ingest_folder",
+    "load_questions",
+    "plot_evaluation",
+    "split_answers",
+]

@@ -1,0 +1,151 @@
+"""Evaluate your folder with your questions: closed book, dense, hybrid and the best reranked configuration.
+
+For each configuration and question: the short answer's EM and F1 against the reference answers (SQuAD
+normalisation, the best over the `;` alternatives), and answer-in-top-k — whether any retrieved chunk holds
+a reference answer, the stand-in for evidence your questions do not give. One configuration runs over all
+questions before the next, so llama.cpp serves the shared prompt prefix from its KV cache, and answers are
+cached on disk, so a re-run is quick. The reranker is the kit's fine-tuned MiniLM cross-encoder when it has
+been trained, else the local LLM's p(yes) over the hybrid top-N; `BYODEvaluation.reranker_note` says which.
+The `ci` profile evaluates a fixed, seeded subset with a shallow rerank, sized for a 4-minute notebook.
+What it leaves out: retrieval metrics that need evidence documents (hit@k, MRR: notebook 05), LLM judges.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from helpers.chunking.compare import question_subset
+from helpers.corpus import Question
+from helpers.evaluation import contains_answer
+from helpers.generation import check_input
+from helpers.generation.evaluate import score_answer
+from helpers.retrieval import Memoized, make_retriever
+
+if TYPE_CHECKING:
+    from helpers.pipeline import RAGPipeline
+    from helpers.rerank import Reranker
+
+CI_QUESTIONS = 4  # questions evaluated in the ci profile (seeded subset)
+CI_RERANK_DEPTH = 5  # candidates the reranker reads per question in ci (the LLM reranker takes seconds per pair)
+COLUMNS = ["config", "id", "question", "reference", "answer", "status", "em", "f1", "answer_in_top_k", "seconds"]
+
+
+@dataclass
+class BYODEvaluation:
+    """Per-question rows (one per configuration and question), the summary table, and which reranker ran."""
+
+    rows: pd.DataFrame
+    reranker_note: str
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per configuration: questions, EM, F1, answer-in-top-k, answered share, seconds per answer."""
+        grouped = self.rows.groupby("config", sort=False)
+        return pd.DataFrame(
+            {
+                "questions": grouped.size(),
+                "EM": grouped.em.mean(),
+                "F1": grouped.f1.mean(),
+                "answer in top-k": grouped.answer_in_top_k.mean(),
+                "answered": grouped.status.apply(lambda s: (s == "answered").mean()),
+                "s / question": grouped.seconds.mean(),
+            }
+        )
+
+    def save_rows(self, path: str | Path) -> Path:
+        """Write the per-question rows to a CSV; returns its path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.rows.to_csv(path, index=False)
+        return path
+
+
+def evaluation_subset(questions: Sequence[Question], settings: Any, limit: int | None = None) -> list[Question]:
+    """The first `limit` questions if given; else all of them (`full`) or a seeded subset (`ci`)."""
+    if limit is not None:
+        return list(questions[: max(limit, 0)])
+    if settings.profile == "ci":
+        return question_subset(questions, CI_QUESTIONS, seed=settings.seed)
+    return list(questions)
+
+
+def choose_reranker(pipeline: RAGPipeline) -> tuple[Reranker | None, str]:
+    """The fine-tuned cross-encoder if trained, else the LLM p(yes) reranker; and a sentence saying why."""
+    from helpers.rerank import TRAIN_COMMAND, LLMReranker, finetuned_path, load_finetuned
+
+    if finetuned_path(pipeline.settings) is not None:
+        reranker, reason = load_finetuned(pipeline.settings)
+        return reranker, f"the fine-tuned MiniLM cross-encoder, the kit's best reranker ({reason})"
+    why = f"no fine-tuned cross-encoder has been trained yet (build it in minutes with: {TRAIN_COMMAND})"
+    try:
+        return LLMReranker.from_pipeline(pipeline), f"the local LLM's p(yes), because {why}"
+    except RuntimeError as err:  # a remote endpoint gives no next-token logits
+        return None, f"no reranked row: {err}"
+
+
+def _row(config: str, question: Question, answer: Any, hits: Sequence[Any] | None, seconds: float) -> dict:
+    """One scored row; answer_in_top_k is empty for the closed book (nothing was retrieved)."""
+    scored = score_answer(question, answer)
+    found = np.nan if hits is None else float(any(contains_answer(hit.text, question.answers) for hit in hits))
+    reference = "; ".join(question.answers)
+    return {**scored, "config": config, "question": question.question, "reference": reference,
+            "answer_in_top_k": found, "seconds": seconds}  # fmt: skip
+
+
+def evaluate_questions(
+    pipeline: RAGPipeline,
+    questions: Sequence[Question],
+    limit: int | None = None,
+    k: int | None = None,
+    progress: bool = True,
+) -> BYODEvaluation:
+    """Answer every question in four configurations and score each answer (see the module docstring)."""
+    settings = pipeline.settings
+    picked, k = evaluation_subset(questions, settings, limit), k or settings.top_k
+    hybrid = make_retriever("hybrid", pipeline)
+    retrievers: dict[str, Any] = {"dense": make_retriever("dense", pipeline), "hybrid": hybrid}
+    reranker, note = choose_reranker(pipeline)
+    if reranker is not None:
+        from helpers.rerank import Reranked
+
+        depth = min(settings.rerank_depth, CI_RERANK_DEPTH) if settings.profile == "ci" else settings.rerank_depth
+        retrievers[f"hybrid + {reranker.name} (top {depth})"] = Reranked(hybrid, reranker, depth)
+    rows = []
+    for config in ["closed book", *retrievers]:
+        for question in tqdm(picked, desc=config, unit="question", disable=not progress):
+            start = time.perf_counter()
+            if config == "closed book":
+                answer, hits = pipeline.ask(question.question, closed_book=True), None
+            else:
+                retriever = Memoized(retrievers[config])  # the hits scored here are the ones the prompt gets
+                hits = retriever.retrieve(check_input(question.question).question, k)
+                answer = pipeline.ask(question.question, k, retriever=retriever, mode="short")
+            rows.append(_row(config, question, answer, hits, time.perf_counter() - start))
+    return BYODEvaluation(pd.DataFrame(rows, columns=COLUMNS), note)
+
+
+def plot_evaluation(table: pd.DataFrame) -> Any:
+    """Grouped bars: EM, F1 and answer-in-top-k per configuration."""
+    import matplotlib.pyplot as plt
+
+    metrics = ["EM", "F1", "answer in top-k"]
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    width = 0.8 / len(metrics)
+    x = np.arange(len(table))
+    for i, metric in enumerate(metrics):
+        ax.bar(x + i * width, table[metric].fillna(0).to_numpy(), width, label=metric)
+    ax.set_xticks(x + width, table.index, rotation=10)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("share of questions")
+    ax.set_title(f"Your questions ({int(table['questions'].max())} per configuration)")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,88 @@
+"""Index any folder of documents with the kit's own pipeline, in a collection of its own.
+
+What it does: `ingest_folder(path)` builds a copy of the settings whose Qdrant collection is named after
+the folder (and, for the embedded store, whose Qdrant folder sits apart from the course index, so notebook
+09's app can stay open), then runs exactly `RAGPipeline.ingest` on it: the same parsers, chunker, embedder
+and idempotent upsert. Point ids come from source + chunk text, so running it again writes nothing.
+What it leaves out: deleting the points of files removed from the folder (drop the collection to start
+afresh: `helpers.store.drop_collection(name, settings)`), and watching the folder for changes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from helpers.config import Settings, get_settings
+from helpers.pipeline import IngestReport, RAGPipeline
+
+COURSE_COLLECTION = Settings().collection  # the default name, kept for the course corpus
+
+
+class ByodError(RuntimeError):
+    """Bring-your-own-documents input that cannot be used; the message says what to fix."""
+
+
+def collection_name(folder: str | Path) -> str:
+    """A Qdrant-safe collection name from the folder's name: "My Notes (2026)" -> "my_notes_2026"."""
+    name = re.sub(r"[^a-z0-9]+", "_", Path(folder).resolve().name.lower()).strip("_") or "documents"
+    return f"{name}_folder" if name == COURSE_COLLECTION else name[:60]
+
+
+def folder_settings(folder: str | Path, settings: Settings | None = None) -> Settings:
+    """The settings for one folder: its own collection, its own embedded Qdrant folder, no course synonyms."""
+    settings = settings or get_settings()
+    return settings.replace(
+        corpus_dir=Path(folder).resolve(),
+        collection=collection_name(folder),
+        data_dir=settings.data_dir / "byod",  # unused with a Qdrant server (QDRANT_URL): only the name matters
+        query_expansion=False,  # course_data/synonyms.csv knows course words, not yours
+    )
+
+
+@dataclass
+class FolderIndex:
+    """A folder indexed in its own collection: the pipeline over it and what the ingestion did."""
+
+    folder: Path
+    pipeline: RAGPipeline
+    report: IngestReport
+
+    @property
+    def collection(self) -> str:
+        """The Qdrant collection holding this folder's chunks."""
+        return self.pipeline.settings.collection
+
+    def ask(self, question: str, **options: Any) -> Any:
+        """`RAGPipeline.ask` on this folder: a grounded answer with numbered citations."""
+        return self.pipeline.ask(question, **options)
+
+    def close(self) -> None:
+        """Release the model and the store (the embedded store admits one process at a time)."""
+        self.pipeline.close()
+
+    def __str__(self) -> str:
+        return f"{self.folder} → collection {self.collection!r}: {self.report}"
+
+
+def ingest_folder(path: str | Path, settings: Settings | None = None, progress: bool = True) -> FolderIndex:
+    """Parse, chunk, embed and store every file under `path` in the folder's own collection.
+
+    Unknown or unreadable files are skipped and listed in `report.skipped`; a re-run writes no duplicates.
+    """
+    folder = Path(path).expanduser()
+    if not folder.is_dir():
+        raise ByodError(f"{folder} is not a folder (or it does not exist); give the folder of your documents")
+    pipeline = RAGPipeline(folder_settings(folder, settings))
+    try:
+        report = pipeline.ingest(folder, progress=progress)
+    except BaseException:
+        pipeline.close()
+        raise
+    if report.documents == 0:
+        pipeline.close()
+        reasons = "; ".join(f"{name}: {why}" for name, why in report.skipped[:5]) or "the folder is empty"
+        raise ByodError(f"no readable document under {folder} ({reasons})")
+    return FolderIndex(folder.resolve(), pipeline, report)
