@@ -1,7 +1,8 @@
 """`RAGPipeline`: the whole path in one small readable class.
 
-documents → chunks → embeddings → Qdrant → (guard) dense top-k → numbered prompt → LLM → `Answer`.
-Each stage is a helpers module; this class only wires them from one `Settings`.
+documents → chunks → embeddings → Qdrant → (guard) retrieve top-k → numbered prompt → LLM → `Answer`.
+Each stage is a helpers module; this class only wires them from one `Settings`: the retriever is the one
+the settings name (`retriever`, `query_expansion`, `reranker`, …), built on first use.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ class RAGPipeline:
             node.embedding = vector.tolist()
         laps.append(time.perf_counter())
         counts = self.store.upsert_nodes(nodes)
+        self.__dict__.pop("retriever", None)  # BM25 is fitted on the stored chunks: refit on next use
         laps.append(time.perf_counter())
         files = len({d.metadata.get("source") for d in parsed.documents}) + len(parsed.skipped)
         return IngestReport(
@@ -111,9 +113,19 @@ class RAGPipeline:
             **counts,
         )
 
+    @cached_property
+    def retriever(self) -> Retriever:
+        """The configured retriever (default hybrid RRF + expansion), reranked when `reranker` is set."""
+        from helpers.rerank import Reranked, make_reranker
+        from helpers.retrieval import make_retriever
+
+        retriever = make_retriever(None, self)
+        reranker = make_reranker(None, self)
+        return Reranked(retriever, reranker, self.settings.rerank_depth) if reranker else retriever
+
     def retrieve(self, question: str, k: int | None = None) -> list[Hit]:
-        """Dense top-k chunks for a question."""
-        return self.store.search(self.embedder.embed_query(question), k or self.settings.top_k)
+        """The configured retriever's top-k chunks for a question."""
+        return self.retriever.retrieve(question, k or self.settings.top_k)
 
     def ask(
         self,
@@ -128,7 +140,7 @@ class RAGPipeline:
     ) -> Answer:
         """Guard, retrieve, prompt, generate: a grounded answer with numbered citations, or a refusal.
 
-        `retriever` replaces the dense search, `mode` is "sentence" or "short", `examples` replaces the two
+        `retriever` replaces the configured one, `mode` is "sentence" or "short", `examples` replaces the two
         fixed worked examples, `on_token` receives the answer as it streams, `closed_book` skips retrieval
         (the baseline: the model answers from memory, short-answer mode).
         """
@@ -141,7 +153,7 @@ class RAGPipeline:
             return closed_book_answer(verdict.question, self.llm)
         # 2. retrieve with the cleaned question
         k = k or self.settings.top_k
-        hits = retriever.retrieve(verdict.question, k) if retriever else self.retrieve(verdict.question, k)
+        hits = (retriever or self.retriever).retrieve(verdict.question, k)
         retrieved = time.perf_counter()
         # 3. refusal fallback, budgeted prompt, LLM, clean-up, citations
         budget = TokenBudget(self.settings.llm_context_tokens, self.settings.llm_max_answer_tokens)

@@ -559,3 +559,12 @@ def test_parse_cache_serves_a_second_run_and_notices_changes(tmp_path) -> None:
     (folder / "a.md").write_text("---\ntitle: A\n---\n# A\n\nBeta text.\n", encoding="utf-8")
     changed = parse_folder(folder, progress=False, cache_dir=tmp_path / "cache")
     assert "Beta" in changed.documents[0].text
+
+
+def test_parse_cache_fingerprint_covers_parsers_only() -> None:
+    """The analysis modules it ignores exist (a rename would not go unnoticed), and the hash is stable."""
+    from helpers.parsing.cache import NOT_PARSERS, parser_fingerprint
+
+    folder = Path(__file__).parents[1] / "helpers" / "parsing"
+    assert NOT_PARSERS <= {p.name for p in folder.glob("*.py")}
+    assert parser_fingerprint() == parser_fingerprint() and len(parser_fingerprint()) == 16

