@@ -29,7 +29,7 @@ def _status(url: str) -> int | None:
         return None
 
 
-def test_start_command_serves_jupyterlab(tmp_path) -> None:  # noqa: ANN001
+def test_start_command_serves_jupyterlab(tmp_path) -> None:
     """Its own Qdrant folder (`KIT_DATA_DIR`), so a kernel holding the course index cannot block it."""
     port = _free_port()
     command = ["bash", "scripts/start.sh", "--no-browser", f"--port={port}", f"--IdentityProvider.token={TOKEN}"]

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from llama_index.core import Document
 
-
 NOT_PARSERS = frozenset({"cache.py", "compare.py", "table_retrieval.py", "views.py"})  # analysis, not parsing
 
 
