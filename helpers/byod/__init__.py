@@ -13,7 +13,7 @@ What it leaves out: file formats the parsers do not know (they are skipped and l
 
 from helpers.byod.evaluate import BYODEvaluation, choose_reranker, evaluate_questions, plot_evaluation
 from helpers.byod.ingest import ByodError, FolderIndex, collection_name, folder_settings, ingest_folder
-from helpers.byod.questions import load_questions, split_answers
+from helpers.byod.questions import load_questions, questions_frame, split_answers
 
 __all__ = [
     "BYODEvaluation",
@@ -26,5 +26,6 @@ __all__ = [
     "ingest_folder",
     "load_questions",
     "plot_evaluation",
+    "questions_frame",
     "split_answers",
 ]

@@ -55,7 +55,7 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             except json.JSONDecodeError as err:
                 raise ByodError(f"{path}, line {number}: not valid JSON ({err.msg})") from None
             if not isinstance(record, dict):
-                raise ByodError(f"{path}, line {number}: expected an object like {{\"question\": …, \"answer\": …}}")
+                raise ByodError(f'{path}, line {number}: expected an object like {{"question": …, "answer": …}}')
             record = {str(key).strip().lower(): value for key, value in record.items()}
             missing = [name for name in REQUIRED if name not in record]
             if missing:
@@ -89,3 +89,10 @@ def load_questions(path: str | Path) -> list[Question]:
     if not questions:
         raise ByodError(f"{path} holds no questions: add lines with a question and its answer")
     return questions
+
+
+def questions_frame(questions: list[Question]) -> Any:
+    """The questions as a small table: id, question, acceptable answers."""
+    import pandas as pd
+
+    return pd.DataFrame([{"id": q.id, "question": q.question, "answers": " | ".join(q.answers)} for q in questions])
