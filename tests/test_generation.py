@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.config import Settings
+from helpers.config import Settings, get_settings
 from helpers.corpus import load_gold
 from helpers.generation import (
     REFUSAL,
@@ -192,3 +192,24 @@ def test_similar_examples_leave_the_question_itself_out() -> None:
     assert [e.id for e in selector.similar("What is the fee?", k=1, exclude_id="q0")] == ["q2"]
     assert selector.examples("similar", "fee?", k=1)[0].short == "unknown"  # the refusal example comes first
     assert selector.examples("none", "fee?") == []
+
+
+def test_primed_kv_state_from_disk_gives_the_same_answer(tmp_path: Path) -> None:
+    """The app's warm-up: the prefix state is computed once, read from disk next time, and changes no answer."""
+    from helpers.generation import LocalLLM, build_messages
+
+    settings = get_settings().replace(llm_model="smollm2-135m", llm_backend="local", cache_dir=tmp_path / "cache")
+    prefix, question = build_messages("Hello?", []), build_messages("What is the fee?", [])
+    plain = LocalLLM(settings)
+    try:
+        expected = plain.chat(question, 12).text
+    finally:
+        plain.close()
+    for source in ("computed", "disk"):
+        llm = LocalLLM(settings)
+        try:
+            assert llm.prime(prefix) == source
+            assert llm.chat(question, 12).text == expected
+        finally:
+            llm.close()
+    assert len(list((tmp_path / "cache" / "kv_states").glob("*.pkl"))) == 1

@@ -119,7 +119,8 @@ class AppEngine:
         if model == "local":
             llm = self.llm("local")
             raw = getattr(llm, "llm", llm)  # past the answer cache: the model itself must see the prefix
-            raw.chat(build_messages("Hello?", []), 1)
+            prefix = build_messages("Hello?", [])
+            raw.prime(prefix) if hasattr(raw, "prime") else raw.chat(prefix, 1)
 
     def start_warm_up(self, knobs: Knobs | None = None, step: Callable[[str], None] = lambda _: None) -> None:
         """`warm_up` in a background thread (the app opens at once; the first question waits for it)."""

@@ -8,6 +8,9 @@ default, so a re-run gives the same answer. What it leaves out: tool calls, logp
 
 from __future__ import annotations
 
+import hashlib
+import json
+import pickle
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -106,6 +109,32 @@ class LocalLLM:
             piece = chunk["choices"][0]["delta"].get("content")
             if piece:
                 yield piece
+
+    def prime(self, messages: list[dict[str, str]]) -> str:
+        """Bring the KV cache to its state after `messages`: read from disk ("disk") or computed and saved ("computed").
+
+        llama.cpp reuses the longest common prefix of consecutive prompts, so an app that primes the fixed
+        prompt prefix answers its first question without that prefill; the state (~10 MB) is kept on disk.
+        """
+        import llama_cpp
+        import numpy as np
+
+        key = json.dumps([self.name, self.settings.llm_context_tokens, llama_cpp.__version__, messages])
+        path = self.settings.cache_dir / "kv_states" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.pkl"
+        if path.exists():
+            try:
+                self._llama.load_state(pickle.loads(path.read_bytes()))
+                return "disk"
+            except Exception:  # a state from another build of llama.cpp: compute it again
+                path.unlink(missing_ok=True)
+        self._llama.create_chat_completion(messages=messages, max_tokens=1, temperature=0.0)
+        state = self._llama.save_state()
+        state.scores = np.zeros((1, state.scores.shape[1]), dtype=np.single)  # logits rows: not needed, 300 MB
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".tmp")
+        partial.write_bytes(pickle.dumps(state))
+        partial.replace(path)
+        return "computed"
 
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` in this model's own tokenizer."""
