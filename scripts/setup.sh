@@ -42,5 +42,17 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 
+# OCR of the handbook's scanned page (notebook 11) needs Tesseract's language data; where it cannot be installed,
+# that one page is named and skipped.
+if ! ls /usr/share/tesseract-ocr/*/tessdata/eng.traineddata >/dev/null 2>&1 && [ -z "${TESSDATA_PREFIX:-}" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "==> installing tesseract-ocr for OCR of scanned pages (apt-get, once)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr >/dev/null; } ||
+      echo "warning: could not install tesseract-ocr; the scanned handbook page will be skipped" >&2
+  else
+    echo "==> no Tesseract and no root apt-get to install it: the scanned handbook page will be skipped"
+  fi
+fi
+
 echo "==> preparing models and the course index"
 .venv/bin/python -m helpers prepare

@@ -5,6 +5,7 @@
 The prose lives in handbook_content.md (a small Markdown-like markup described at its top); the course
 catalog and the tables are generated from facts.yaml so their numbers cannot drift. Layout: letter
 pages with a running header and a "Page N" footer; chapters marked "%%two" are set in two columns.
+The last page is a scanned image with no text layer (build_scanned_page.py), for OCR.
 The two sentences listed under `split_across_page_break` in facts.yaml are planted so that each one
 straddles a page break exactly after its `break_after` words: the script builds the PDF, measures
 where the sentence fell (PyMuPDF), adjusts a spacer before the section and builds again.
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pymupdf
 import yaml
+from build_scanned_page import add_scanned_page  # the script's own folder is on sys.path
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER, TA_LEFT
 from reportlab.lib.pagesizes import letter
@@ -495,12 +497,14 @@ def main() -> None:
     else:
         raise SystemExit(f"could not plant the page-break sentences: {locate(facts)}, tune={tune}")
     where = locate(facts)
+    scanned = add_scanned_page(OUT)  # the image-only page OCR has to read (build_scanned_page.py)
     with pymupdf.open(OUT) as pdf:
         pages = pdf.page_count
     size = OUT.stat().st_size
     print(f"{OUT.relative_to(BUILD.parent.parent)}: {pages} pages, {size / 1024:.0f} KiB; "
           f"spacers {', '.join(f'{k} {v:.1f} pt' for k, v in tune.items())}")
     print(f"  two-column pages: {build.two_column_pages}")
+    print(f"  scanned image-only page: {scanned}")
     for key, w in where.items():
         print(f"  {key}: first half on page {w['first_page'] + 1}, rest on page {w['second_page'] + 1}")
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from llama_index.core import Document
 
+from helpers.parsing.ocr import ocr_available
+
 NOT_PARSERS = frozenset({"cache.py", "compare.py", "table_retrieval.py", "views.py"})  # analysis, not parsing
 
 
@@ -27,6 +29,7 @@ def parser_fingerprint() -> str:
     for source in sorted(Path(__file__).parent.glob("*.py")):
         if source.name not in NOT_PARSERS:
             digest.update(source.read_bytes())
+    digest.update(b"ocr" if ocr_available() else b"no-ocr")  # installing Tesseract changes what a scan yields
     return digest.hexdigest()[:16]
 
 

@@ -5,8 +5,9 @@ top or bottom 6% of the page, "Page N" lines, and lines repeated in the margins 
 replaces each ruled table found by `page.find_tables()` with one sentence per row, then orders the
 blocks: full-width blocks top to bottom, and each run of two-column blocks as the whole left column
 followed by the whole right column.
-What it leaves out: OCR (a page with no text layer is skipped with a warning), three or more
-columns, tables drawn without ruling lines, and images, figures and footnote linking.
+A page with no text layer but an image (a scan) is read by OCR (ocr.py), or named and skipped where
+Tesseract's data is missing. What it leaves out: three or more columns, tables drawn without ruling
+lines, and images, figures and footnote linking.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pymupdf  # PyMuPDF (the old name `fitz` is deprecated)
 from pymupdf.table import Table
 
 from helpers.parsing.base import ParseError, check_tables_mode, collapse, humanise
+from helpers.parsing.ocr import is_image_only, ocr_available, ocr_blocks, report_skipped
 from helpers.parsing.tables import table_to_text
 
 log = logging.getLogger(__name__)
@@ -210,8 +212,15 @@ def _page_texts(doc: pymupdf.Document, *, reading_order: bool, tables: str) -> l
     else:  # the naive way: PyMuPDF's own order, headers and all
         texts = [page.get_text().strip() for page in pages]
     for number, text in enumerate(texts, start=1):
-        if not text:
-            log.warning("%s: page %d has no text (scanned image or blank page); skipped", doc.name, number)
+        if text or not is_image_only(pages[number - 1]):
+            if not text:
+                log.warning("%s: page %d has no text (a blank page); skipped", doc.name, number)
+            continue
+        # A scanned page: read it with Tesseract (ocr.py), or name it and skip it where OCR is missing.
+        if ocr_available():
+            texts[number - 1] = "\n\n".join(_block_text(block) for block in ocr_blocks(pages[number - 1]))
+        else:
+            report_skipped(Path(doc.name).name, number)
     return [(number, text) for number, text in enumerate(texts, start=1) if text]
 
 
