@@ -48,7 +48,9 @@ def _train_reranker(args: argparse.Namespace) -> int:
     """Fine-tune the kit's MiniLM cross-encoder on LLM-written questions (a few minutes on CPU)."""
     from helpers.rerank.finetune import train_from_corpus, training_info
 
-    folder = train_from_corpus(get_settings(), questions=args.questions, negatives=args.negatives, epochs=args.epochs)
+    folder = train_from_corpus(
+        get_settings(), questions=args.questions, negatives=args.negatives, epochs=args.epochs, cloze=args.cloze
+    )
     info = training_info(folder)
     print(f"reranker ready: {folder}")
     print(f"{info['pairs']} pairs, trained in {info['seconds']} s, {info['size_mb']} MB on disk")
@@ -88,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--questions", type=int, default=200, help="chunks to write a training question for")
     train.add_argument("--negatives", type=int, default=3, help="hard negatives per question")
     train.add_argument("--epochs", type=int, default=2, help="passes over the training pairs")
+    train.add_argument("--cloze", type=int, default=0, help="chunks to make inverse-cloze pairs from (no LLM)")
     train.set_defaults(run=_train_reranker)
     evaluate = sub.add_parser("eval", help="evaluate a folder of your documents with your questions (CSV/JSONL)")
     evaluate.add_argument("--docs", required=True, help="the folder of documents (indexed in its own collection)")

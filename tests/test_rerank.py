@@ -79,7 +79,7 @@ def test_training_writes_a_model_keyed_by_data_hash(tmp_settings: Settings, tmp_
     pairs = [Pair(f"question {i} about fees?", HITS[i % 3].text, float(i % 3 == 0)) for i in range(8)]
     assert finetuned_path(settings) is None
     folder = train(pairs, settings, batch_size=4)
-    assert folder.name.endswith(data_hash(pairs)) and finetuned_path(settings) == folder
+    assert data_hash(pairs) in folder.name and finetuned_path(settings) == folder
     assert training_info(folder)["pairs"] == 8
     assert len(CrossEncoderReranker(folder).rerank("fee?", HITS, 3)) == 3
 
@@ -108,3 +108,18 @@ def test_llm_reranker_gives_probabilities_with_the_tiny_model(tmp_settings: Sett
         assert scores == reranker.score("How much is the application fee?", HITS[:2])  # KV-cache reuse is exact
     finally:
         llm.close()
+
+
+def test_cloze_pairs_cut_the_query_sentence_out_of_the_positive() -> None:
+    from helpers.rerank.synthetic import cloze_pairs
+
+    sentences = [f"Rule {i} of the lab says that item number {i} must be returned by Friday." for i in range(4)]
+    long = Hit("long", " ".join(sentences) + " " + "Filler text about the lab. " * 5, {"source": "lab.md"}, {})
+    lent = "Item number {} is lent for one week at the lab desk, and returned to the shelf by the member who took it"
+    others = [Hit(f"o{i}", (lent.format(i) + ", ") * 3 + "then checked.", {"source": "o.md"}, {}) for i in range(4)]
+    pairs = cloze_pairs([long, *others], n_queries=10, negatives=2)
+    positives = [p for p in pairs if p.label == 1.0]
+    assert len(positives) == 1 and positives[0].question in sentences
+    assert positives[0].question not in positives[0].passage  # the query sentence is cut out
+    negatives = [p for p in pairs if p.label == 0.0]
+    assert len(negatives) == 2 and all(p.passage.startswith("Item number") for p in negatives)

@@ -97,13 +97,13 @@ def train(pairs: Sequence[Pair], settings: Settings | None = None, epochs: int =
 
 
 def train_from_corpus(
-    settings: Settings | None = None, questions: int = 200, negatives: int = 3, epochs: int = 2
+    settings: Settings | None = None, questions: int = 200, negatives: int = 3, epochs: int = 2, cloze: int = 0
 ) -> Path:
     """The whole `train-reranker` command: read the indexed chunks, write questions, mine negatives, train."""
     from helpers.generation import make_llm
     from helpers.pipeline import RAGPipeline
     from helpers.query.cache import CachedLLM, llm_cache
-    from helpers.rerank.synthetic import training_pairs
+    from helpers.rerank.synthetic import cloze_pairs, training_pairs
     from helpers.retrieval.base import stored_chunks
 
     settings = settings or get_settings()
@@ -117,6 +117,9 @@ def train_from_corpus(
         pipeline.close()
     # 2. LLM-written questions (cached) with BM25 hard negatives, then training
     llm = CachedLLM(lambda: make_llm(settings), settings.llm_name, llm_cache(settings))
-    pairs = training_pairs(llm, chunks, questions, negatives, seed=settings.seed)
+    pairs = training_pairs(llm, chunks, questions, negatives, seed=settings.seed) if questions else []
     print(f"{len(pairs)} training pairs from {len(chunks)} chunks ({llm.cache.hits} questions from the cache)")
+    if cloze:
+        pairs += cloze_pairs(chunks, cloze, negatives, seed=settings.seed)
+        print(f"{len(pairs)} pairs with the inverse-cloze ones (no LLM)")
     return train(pairs, settings, epochs=epochs)

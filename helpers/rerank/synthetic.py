@@ -6,6 +6,9 @@ No gold question is used (never `test`, and not `dev` either, so dev stays a fai
 3. the chunk is the positive; hard negatives are the chunks BM25 ranks highest for that question that are
    not the chunk itself — similar words, different content, exactly what a reranker must learn to reject.
 Each question gives one (question, chunk, 1.0) pair and `negatives` (question, chunk, 0.0) pairs.
+`cloze_pairs` adds pairs that need no LLM at all, the inverse cloze task (Lee et al., 2019): one sentence
+of a chunk is the query and the chunk *without that sentence* the positive, so the model cannot win by
+spotting copied words and must learn what a passage is about.
 What it leaves out: filtering bad generated questions, and checking that a "negative" does not also answer
 the question (some do: the labels are noisy, as in most synthetic data).
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,6 +34,7 @@ QUESTION_PROMPT = (
     "Use the passage's own terms. Reply with the question only.\n\nPassage:\n{passage}"
 )
 MIN_CHUNK_CHARS = 200
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,13 @@ def write_question(llm: CachedLLM, chunk: Hit) -> str:
     return text.splitlines()[0].strip() if text else ""
 
 
+def hard_negatives(bm25: BM25Retriever, question: str, positive: Hit, negatives: int) -> list[Pair]:
+    """(question, chunk, 0.0) for the chunks BM25 ranks highest that are not the positive (nor a copy of it)."""
+    ranked = bm25.retrieve(question, negatives + 5)
+    hard = [h for h in ranked if h.node_id != positive.node_id and h.text != positive.text][:negatives]
+    return [Pair(question, passage_text(h), 0.0) for h in hard]
+
+
 def training_pairs(
     llm: CachedLLM, chunks: Sequence[Hit], n_questions: int, negatives: int = 3, seed: int = 0
 ) -> list[Pair]:
@@ -65,10 +77,22 @@ def training_pairs(
         if len(question) < 10:  # the model said nothing usable
             continue
         pairs.append(Pair(question, passage_text(chunk), 1.0))
-        # the highest-ranked BM25 chunks that are not the positive (nor a verbatim copy of it)
-        ranked = bm25.retrieve(question, negatives + 5)
-        hard = [h for h in ranked if h.node_id != chunk.node_id and h.text != chunk.text][:negatives]
-        pairs.extend(Pair(question, passage_text(h), 0.0) for h in hard)
+        pairs.extend(hard_negatives(bm25, question, chunk, negatives))
+    return pairs
+
+
+def cloze_pairs(chunks: Sequence[Hit], n_queries: int, negatives: int = 3, seed: int = 0) -> list[Pair]:
+    """Inverse-cloze pairs: a sentence of a chunk as the query, the rest of the chunk as the positive."""
+    bm25 = BM25Retriever(chunks, [passage_text(c) for c in chunks])
+    rng, pairs = random.Random(seed), []
+    for chunk in sample_chunks(chunks, n_queries, seed + 1):  # another sample than the LLM's questions
+        sentences = [s for s in SENTENCE_END.split(chunk.text) if 30 <= len(s) <= 300]
+        if len(sentences) < 3:  # too little left once the query sentence is cut out
+            continue
+        query = rng.choice(sentences)
+        rest = Hit(chunk.node_id, chunk.text.replace(query, " ", 1).strip(), chunk.metadata, {})
+        pairs.append(Pair(query, passage_text(rest), 1.0))
+        pairs.extend(hard_negatives(bm25, query, chunk, negatives))
     return pairs
 
 
