@@ -29,6 +29,7 @@ CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps t
 RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
 RERANKERS = ("none", "finetuned", "llm", "cross-encoder")  # the names helpers.rerank.make_reranker knows
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
+BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")
 
 # Environment variables that are not named KIT_<FIELD> because the ecosystem already has a name.
@@ -54,6 +55,7 @@ class Settings:
     data_dir: Path = REPO_ROOT / ".kit_data"
     cache_dir: Path = Path.home() / ".cache" / "rag-teaching-kit"
     corpus_dir: Path = REPO_ROOT / "course_data" / "docs"
+    output_dir: Path = REPO_ROOT / ".kit_data" / "reports"  # notebook reports; `python -m helpers report`: reports/
     # embedding
     embed_backend: str = "local"
     embed_model: str = "all-MiniLM-L6-v2"
@@ -72,6 +74,7 @@ class Settings:
     openai_api_key: str = field(default="", repr=False)
     openai_model: str = "gpt-4o-mini"
     request_timeout_s: float = 60.0
+    llm_max_retries: int = 2  # an endpoint's connection errors, timeouts, 429 and 5xx: retried with backoff
     # vector store
     qdrant_url: str = ""
     qdrant_api_key: str = field(default="", repr=False)
@@ -107,6 +110,8 @@ class Settings:
         _check_choice("retriever", self.retriever, RETRIEVERS)
         _check_choice("reranker", self.reranker, RERANKERS)
         _check_choice("followup_rewrite", self.followup_rewrite, FOLLOWUP_REWRITES)
+        if self.llm_max_retries < 0:
+            raise ConfigError(f"llm_max_retries must be 0 or more, got {self.llm_max_retries}")
         if self.rerank_depth <= 0:
             raise ConfigError(f"rerank_depth must be a positive integer, got {self.rerank_depth}")
         if not 0.0 <= self.hybrid_alpha <= 1.0:
@@ -150,9 +155,11 @@ def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def _coerce(key: str, raw: object, target: object) -> object:
     """Convert a raw TOML or environment value to the type of the default."""
+    if isinstance(target, bool):  # a typo must not silently mean False
+        if isinstance(raw, bool) or str(raw).lower() in BOOL_WORDS:
+            return raw if isinstance(raw, bool) else BOOL_WORDS[str(raw).lower()]
+        raise ConfigError(f"{key} = {raw!r} is not allowed; choose one of: true, false (or 1, 0, yes, no)")
     try:
-        if isinstance(target, bool):
-            return raw if isinstance(raw, bool) else str(raw).lower() in ("1", "true", "yes", "on")
         if isinstance(target, int):
             return int(raw)
         if isinstance(target, float):
@@ -161,7 +168,8 @@ def _coerce(key: str, raw: object, target: object) -> object:
             return Path(str(raw)).expanduser()
         return str(raw)
     except (TypeError, ValueError):
-        raise ConfigError(f"{key} = {raw!r} is not a valid {type(target).__name__}") from None
+        kind = {"int": "a whole number, e.g. 4", "float": "a number, e.g. 0.5"}.get(type(target).__name__, "text")
+        raise ConfigError(f"{key} = {raw!r} is not a valid {type(target).__name__}; write {kind}") from None
 
 
 def load_settings(toml_path: Path | None = None, environ: dict[str, str] | None = None) -> Settings:

@@ -1,0 +1,263 @@
+"""The ablation ladder (seed 004, extended): add one retrieval step at a time and measure what it buys.
+
+closed book → dense → hybrid → + rerank → + multi-query → + follow-up rewriting, each row over the same gold
+`test` questions, answered in short-answer mode (what SQuAD EM/F1 rewards). Per question and row we keep EM,
+F1, precision, recall, recall@5 of the retrieval, ragas' non-LLM metrics, ragas faithfulness (on a seeded
+sample: ~13–50 s per judgement), the answer and the latency (retrieval as measured now + the model time of
+the real call, stored with each cached answer and paraphrase). Keeping every row per question is what makes
+the paired bootstrap possible: `significance` compares each row with the one above and with closed book.
+Everything reuses the kit: `RAGPipeline.ask`, `make_retriever`, `Reranked`, `MultiQueryRetriever`,
+`FollowUpRewriter`, `run_answers`/`summarize` and `evaluate_retrieval`; answers come from the on-disk cache.
+What it leaves out: the reader model (one per run; notebook 07 shows how to switch) and chunking (notebook 02).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from helpers.chunking.compare import question_subset
+from helpers.corpus import Question
+from helpers.evaluation.answers import squad_scores
+from helpers.evaluation.bootstrap import paired_bootstrap
+from helpers.evaluation.ragas_eval import Judge, non_llm_scores
+from helpers.evaluation.retrieval import evaluate_retrieval
+from helpers.generation.answer import Answer, strip_citations
+from helpers.generation.evaluate import run_answers, summarize
+from helpers.query import CachedLLM, FollowUpRewriter, MultiQueryRetriever
+from helpers.rerank import Reranked, load_finetuned
+from helpers.retrieval import Retriever, make_retriever
+from helpers.store import Hit
+
+if TYPE_CHECKING:
+    from helpers.pipeline import RAGPipeline
+
+# How much each profile measures. ci: 1 question per category (seeded) and one faithfulness judgement.
+BUDGETS = {
+    "full": {"per_category": None, "faithfulness_per_row": 20, "faithfulness_rows": "all", "rubric": 30},
+    "ci": {"per_category": 1, "faithfulness_per_row": 1, "faithfulness_rows": "last", "rubric": 2},
+}
+RECALL_K = 5
+
+
+def profile_questions(questions: Sequence[Question], profile: str, seed: int = 0) -> list[Question]:
+    """Every question in `full`; a seeded subset stratified by category in `ci`."""
+    per_category = BUDGETS[profile]["per_category"]
+    return list(questions) if per_category is None else question_subset(questions, per_category, seed)
+
+
+class FollowUpQuery:
+    """A retriever that searches a conversational question with its rewritten, standalone form."""
+
+    def __init__(self, retriever: Retriever, rewriter: FollowUpRewriter, question: Question) -> None:
+        self.retriever, self.rewriter, self.question = retriever, rewriter, question
+
+    def retrieve(self, query: str, k: int, filters: dict | None = None) -> list[Hit]:
+        """Search with the rewrite when the question has a history, else with `query` (the guarded text)."""
+        return self.retriever.retrieve(
+            self.rewriter.query(self.question) if self.question.history else query, k, filters
+        )
+
+
+@dataclass
+class Rung:
+    """One row of the ladder: no retriever = closed book; `rewriter` makes follow-ups standalone first."""
+
+    name: str
+    retriever: Retriever | None = None
+    rewriter: FollowUpRewriter | None = None
+    paraphraser: CachedLLM | None = None  # whose recorded model seconds count as this row's latency
+
+    def retriever_for(self, question: Question) -> Retriever | None:
+        """The retriever that answers this question (wrapped for follow-up rewriting when asked)."""
+        if self.retriever is None or self.rewriter is None:
+            return self.retriever
+        return FollowUpQuery(self.retriever, self.rewriter, question)
+
+
+def build_ladder(pipeline: RAGPipeline) -> tuple[list[Rung], list[str]]:
+    """The rungs over the pipeline's index, and notes on what was decided (e.g. why a row is skipped)."""
+    settings = pipeline.settings
+    hybrid_name = settings.retriever if settings.retriever.startswith("hybrid") else "hybrid_rrf"
+    dense, hybrid = make_retriever("dense", pipeline), make_retriever(hybrid_name, pipeline)
+    rungs = [Rung("closed book"), Rung("dense", dense), Rung(f"hybrid ({hybrid_name})", hybrid)]
+    reranker, why = load_finetuned(settings)
+    notes = [f"reranker: {why}"]
+    if reranker is not None:
+        hybrid = Reranked(hybrid, reranker, depth=settings.rerank_depth)
+        rungs.append(Rung(f"+ rerank ({reranker.name})", hybrid))
+    else:
+        notes.append(
+            "+ rerank skipped: the LLM pointwise reranker costs ~2.5 s per pair (VERIFIED.md), 20 candidates × "
+            "150 questions ≈ 2 h, and notebook 06 measured that the 0.5B model barely separates relevant chunks"
+        )
+    paraphraser = CachedLLM.from_pipeline(pipeline)
+    multi = MultiQueryRetriever(hybrid, paraphraser, reranker=reranker, depth=settings.rerank_depth)
+    rungs.append(Rung("+ multi-query", multi, paraphraser=paraphraser))
+    method = settings.followup_rewrite if settings.followup_rewrite != "none" else "keywords"
+    rewriter = FollowUpRewriter(method, paraphraser if method == "llm" else None)
+    rungs.append(Rung(f"+ follow-up rewriting ({method})", multi, rewriter, paraphraser))
+    return rungs, notes
+
+
+@dataclass
+class AblationResult:
+    """Per-question rows of every rung, plus the summary the notebook and the report show."""
+
+    per_question: pd.DataFrame  # one row per (configuration, question)
+    summary: pd.DataFrame  # helpers.generation.evaluate.summarize of each configuration
+    judge: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def configurations(self) -> list[str]:
+        """Row names in ladder order."""
+        return list(dict.fromkeys(self.per_question.configuration))
+
+    def scores(self, name: str, metric: str) -> pd.Series:
+        """One configuration's per-question `metric`, indexed by question id."""
+        rows = self.per_question[self.per_question.configuration == name]
+        return rows.set_index("id")[metric]
+
+    def significance(self, metric: str = "f1", seed: int = 0) -> pd.DataFrame:
+        """Paired bootstrap of each configuration against the row above it and against closed book."""
+        names, rows = self.configurations, []
+        for i, name in enumerate(names[1:], start=1):
+            for label, other in (("previous row", names[i - 1]), ("closed book", names[0])):
+                if label == "closed book" and i == 1:
+                    continue  # the row above is closed book already
+                a, b = self.scores(other, metric).align(self.scores(name, metric))
+                result = paired_bootstrap(a.to_numpy(), b.to_numpy(), seed=seed)
+                rows.append({"configuration": name, "against": other, "metric": metric, **vars(result)})
+        return pd.DataFrame(rows)
+
+    def table(self, metric: str = "f1") -> pd.DataFrame:
+        """The ablation table: EM, F1, recall@5, faithfulness, latency, and p-values of the F1 improvement."""
+        grouped = self.per_question.groupby("configuration", sort=False)
+        table = pd.DataFrame({
+            "questions": grouped.size(),
+            "EM": grouped.em.mean(),
+            "F1": grouped.f1.mean(),
+            f"recall@{RECALL_K}": grouped[f"recall@{RECALL_K}"].mean(),
+            "faithfulness": grouped.faithfulness.mean(),
+            "judged": grouped.faithfulness.count(),
+            "refusal accuracy": self.summary["refusal accuracy"],
+            "s / question": grouped.latency.mean(),
+        })  # fmt: skip
+        sig = self.significance(metric)
+        previous = sig.groupby("configuration", sort=False).head(1)  # the first comparison is the row above
+        baseline = sig[sig.against == self.configurations[0]]
+        table[f"p vs previous ({metric.upper()})"] = previous.set_index("configuration").p_one_sided
+        table[f"p vs closed book ({metric.upper()})"] = baseline.set_index("configuration").p_one_sided
+        return table.loc[self.configurations]
+
+
+def _latency(answer: Answer, paraphrase_seconds: float) -> float:
+    """Retrieval as measured + the real model time of the answer and of any paraphrasing."""
+    return answer.timings.get("retrieve", 0.0) + answer.timings.get("generate", 0.0) + paraphrase_seconds
+
+
+def run_rung(pipeline: RAGPipeline, rung: Rung, questions: Sequence[Question], progress: bool = True) -> pd.DataFrame:
+    """Answer and score every question in one configuration; one row per question."""
+    kept: dict[str, tuple[Answer, float]] = {}
+
+    def answer(question: Question) -> Answer:
+        before = len(rung.paraphraser.call_seconds) if rung.paraphraser else 0
+        retriever = rung.retriever_for(question)
+        if retriever is None:
+            result = pipeline.ask(question.question, closed_book=True)
+        else:
+            result = pipeline.ask(question.question, retriever=retriever, mode="short")
+        extra = sum(rung.paraphraser.call_seconds[before:]) if rung.paraphraser else 0.0
+        kept[question.id] = (result, extra)
+        return result
+
+    rows = run_answers(questions, answer, desc=rung.name, progress=progress)
+    extras = []
+    for question in questions:
+        result, extra = kept[question.id]
+        text = strip_citations(result.text) if result.status == "answered" else ""
+        squad = squad_scores(text, question.answers) if question.answer else {}
+        contexts = [hit.text for hit in result.hits]
+        ragas = non_llm_scores(text, question.answers, contexts, [e.quote for e in question.evidence]) if squad else {}
+        extras.append({"precision": squad.get("precision", np.nan), "recall": squad.get("recall", np.nan),
+                       "latency": _latency(result, extra), "contexts": contexts, **ragas})  # fmt: skip
+    rows = pd.concat([rows, pd.DataFrame(extras)], axis=1)
+    if rung.retriever is not None:
+        start = time.perf_counter()
+        retrieval = evaluate_retrieval(
+            questions,
+            lambda q: (rung.retriever_for(q) or rung.retriever).retrieve(q.question, RECALL_K),
+            ks=(RECALL_K,),
+        ).per_question
+        rows = rows.merge(retrieval[["id", f"recall@{RECALL_K}"]], on="id", how="left")
+        rows.attrs["retrieval seconds"] = time.perf_counter() - start
+    else:
+        rows[f"recall@{RECALL_K}"] = np.nan
+    rows.insert(0, "configuration", rung.name)
+    return rows
+
+
+def faithfulness_sample(questions: Sequence[Question], n: int, seed: int = 0) -> list[str]:
+    """A seeded sample of answerable question ids to judge (the same ids in every configuration)."""
+    answerable = [q.id for q in questions if q.answerable and q.evidence]
+    return sorted(random.Random(seed).sample(answerable, min(n, len(answerable))))
+
+
+def judge_faithfulness(
+    rows: pd.DataFrame, questions: Sequence[Question], judge: Judge, ids: Sequence[str]
+) -> pd.Series:
+    """ragas faithfulness of the sampled, answered rows (NaN elsewhere); cached judgements are free."""
+    texts = {q.id: q.question for q in questions}
+    values = pd.Series(np.nan, index=rows.index)
+    for index, row in rows[rows.id.isin(ids) & (rows.status == "answered")].iterrows():
+        values[index] = judge.faithfulness(texts[row.id], strip_citations(str(row.answer)), row.contexts)
+    return values
+
+
+def run_ablation(
+    pipeline: RAGPipeline, questions: Sequence[Question], judge: Judge | None = None, progress: bool = True,
+    rungs: Sequence[Rung] | None = None, notes: Sequence[str] = (),
+) -> AblationResult:  # fmt: skip
+    """Every rung over the same questions; faithfulness judged on the profile's seeded sample."""
+    settings = pipeline.settings
+    budget = BUDGETS[settings.profile]
+    if rungs is None:
+        rungs, built_notes = build_ladder(pipeline)
+        notes = [*notes, *built_notes]
+    judge = judge or Judge(settings)
+    ids = faithfulness_sample(questions, budget["faithfulness_per_row"], settings.seed)
+    judged_rows = [r.name for r in rungs if r.retriever is not None]
+    judged_rows = judged_rows[-1:] if budget["faithfulness_rows"] == "last" else judged_rows
+    frames, runs = [], {}
+    for rung in rungs:
+        rows = run_rung(pipeline, rung, questions, progress)
+        if rung.name in judged_rows:
+            rows["faithfulness"] = judge_faithfulness(rows, questions, judge, ids)
+        else:
+            rows["faithfulness"] = np.nan
+        runs[rung.name] = rows
+        frames.append(rows)
+    notes = [
+        *notes,
+        f"faithfulness judged by {judge.name} on {len(ids)} seeded question(s) in: {', '.join(judged_rows)}",
+    ]
+    return AblationResult(pd.concat(frames, ignore_index=True), summarize(runs), judge.name, list(notes))
+
+
+def rubric_rows(result: AblationResult, questions: Sequence[Question], n: int, seed: int = 0) -> list[dict[str, str]]:
+    """A seeded sample of n answered, answerable questions of the last configuration, ready for `RubricJudge`."""
+    by_id = {q.id: q for q in questions}
+    last = result.per_question[result.per_question.configuration == result.configurations[-1]]
+    answered = [row for row in last.itertuples() if row.status == "answered" and by_id[row.id].answerable]
+    picked = random.Random(seed).sample(answered, min(n, len(answered)))
+    return [
+        {"id": row.id, "question": by_id[row.id].question, "reference": by_id[row.id].answer, "answer": row.answer}
+        for row in sorted(picked, key=lambda r: r.id)
+    ]
