@@ -154,3 +154,23 @@ def arguments(description: str, extra: Callable[[argparse.ArgumentParser], None]
 def python() -> str:
     """The interpreter running the benchmarks (the kit's venv)."""
     return sys.executable
+
+
+def use_data_dir(folder: Path | None) -> Path:
+    """Point KIT_DATA_DIR at `folder` (or a new temporary one) before the kit reads its settings.
+
+    The repository's own `.kit_data` may be held by a notebook or the app: embedded Qdrant allows one process
+    per folder, so a benchmark always works on its own copy of the index.
+    """
+    import tempfile
+
+    folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="kit-bench-data-"))
+    os.environ["KIT_DATA_DIR"] = str(folder)
+    return folder
+
+
+def ensure_index(pipeline: Any) -> dict[str, object]:
+    """Ingest the course corpus into the pipeline's (benchmark) data folder if it is empty; what it took."""
+    start = time.perf_counter()
+    report = pipeline.ingest(progress=False)
+    return {"points": report.points, "written": report.written, "seconds": round(time.perf_counter() - start, 2)}

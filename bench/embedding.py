@@ -129,7 +129,8 @@ texts = [f"Sentence number {{i}} about the application fee, the capstone studio 
 bare.embed(texts[:4], 16)
 start = time.perf_counter()
 bare.embed(texts, 16)
-print(json.dumps({{"threads": torch.get_num_threads(), "chunks_per_s": round(len(texts) / (time.perf_counter() - start), 1)}}))
+rate = round(len(texts) / (time.perf_counter() - start), 1)
+print(json.dumps({{"threads": torch.get_num_threads(), "chunks_per_s": rate}}))
 """
 
 
@@ -144,7 +145,8 @@ def wait_policy_probe(n: int) -> list[dict[str, object]]:
             env["OMP_WAIT_POLICY"] = policy
         code = PROBE.format(threads=threads, n=n)
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=REPO_ROOT)
-        result = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else {"error": out.stderr[-300:]}
+        ok = out.returncode == 0
+        result = json.loads(out.stdout.strip().splitlines()[-1]) if ok else {"error": out.stderr[-300:]}
         rows.append({"setting": label, **result})
         print(rows[-1], flush=True)
     return rows

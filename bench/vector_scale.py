@@ -71,10 +71,12 @@ def build(client, name: str, vectors: np.ndarray, distance, deadline_s: float | 
         done += len(part)
         elapsed = time.perf_counter() - start
         if deadline_s and done < len(vectors) and elapsed * len(vectors) / done > deadline_s and elapsed > 20:
+            projected = round(elapsed * len(vectors) / done)
             return {"complete": False, "points_written": done, "seconds": round(elapsed, 1),
-                    "points_per_s": round(done / elapsed), "projected_s": round(elapsed * len(vectors) / done)}  # fmt: skip
+                    "points_per_s": round(done / elapsed), "projected_s": projected}  # fmt: skip
     seconds = time.perf_counter() - start
-    return {"complete": True, "points_written": done, "seconds": round(seconds, 2), "points_per_s": round(done / seconds)}
+    return {"complete": True, "points_written": done, "seconds": round(seconds, 2),
+            "points_per_s": round(done / seconds)}  # fmt: skip
 
 
 def qdrant_searcher(client, name: str, with_payload: bool):
@@ -91,7 +93,7 @@ def profile_query(client, name: str, queries: np.ndarray) -> str:
     profiler.disable()
     text = io.StringIO()
     pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(6)
-    lines = [line for line in text.getvalue().splitlines() if line.strip() and "/" in line or "tottime" in line]
+    lines = [line for line in text.getvalue().splitlines() if (line.strip() and "/" in line) or "tottime" in line]
     return "\n".join(line.replace(str(Path(np.__file__).parents[1]) + "/", "") for line in lines[:8])
 
 
@@ -141,9 +143,11 @@ def measure_size(n: int, queries: np.ndarray, folder: Path, profile: bool) -> di
     build(client, "dot", vectors, models.Distance.DOT, None)
     dot = qdrant_searcher(client, "dot", with_payload=False)
     row["qdrant_dot"] = percentiles_ms(time_calls(dot, list(queries)))
-    row["dot_same_top_k_as_numpy"] = all({p.id for p in dot(q)} == e for q, e in zip(queries[:5], expected, strict=True))
+    row["dot_same_top_k_as_numpy"] = all(
+        {p.id for p in dot(q)} == e for q, e in zip(queries[:5], expected, strict=True)
+    )
     client.close()
-    del client, vectors
+    del client
     gc.collect()
     for variant in ("qdrant_cosine", "qdrant_cosine_with_payload", "qdrant_dot"):
         row[f"{variant}_over_numpy_p50"] = ratio(row[variant]["p50_ms"], row["numpy"]["p50_ms"], 1)
