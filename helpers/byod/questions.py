@@ -38,7 +38,7 @@ def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not header:
             raise ByodError(f"{path} is empty: write a header line `question,answer` and one question per line")
         if missing:
-            raise ByodError(f"{path} has no {' or '.join(missing)!r} column (found: {', '.join(header)})")
+            raise ByodError(f"{path} has no {' or '.join(map(repr, missing))} column (found: {', '.join(header)})")
         reader.fieldnames = header
         for row in reader:
             yield reader.line_num, row
@@ -59,7 +59,7 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             record = {str(key).strip().lower(): value for key, value in record.items()}
             missing = [name for name in REQUIRED if name not in record]
             if missing:
-                raise ByodError(f"{path}, line {number}: no {' or '.join(missing)!r} field")
+                raise ByodError(f"{path}, line {number}: no {' or '.join(map(repr, missing))} field")
             yield number, record
 
 
