@@ -148,7 +148,7 @@ class RAGPipeline:
         # 1. the input guard: an injection alone is rejected, an injection attached to a question is cut off
         verdict = check_input(question)
         if verdict.blocked:
-            return Answer(question, REJECTION, [], [], [], status="rejected")
+            return Answer(question, verdict.message or REJECTION, [], [], [], status="rejected")
         if closed_book:
             return closed_book_answer(verdict.question, self.llm)
         # 2. retrieve with the cleaned question

@@ -141,7 +141,8 @@ class AppEngine:
             return Turn(question, "empty", EMPTY)
         verdict = check_input(question)
         if verdict.blocked:
-            return Turn(question, "rejected", f"{REJECTION} (The input guard blocked: {' '.join(verdict.removed)})")
+            blocked = f"{REJECTION} (The input guard blocked: {' '.join(verdict.removed)})"
+            return Turn(question, "rejected", verdict.message or blocked)
         self.ready.wait(WARMUP_TIMEOUT_S)
         searching = time.perf_counter()
         try:

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 REJECTION = "I can only answer questions about the program from its documents, and I can't follow that request."
+MAX_QUESTION_CHARS = 2000  # longer input is refused with a message: it would crowd the context out of the prompt
 
 INJECTION_PATTERNS = [
     # instructions aimed at the assistant itself
@@ -49,6 +50,7 @@ class GuardResult:
     blocked: bool
     question: str
     removed: tuple[str, ...] = ()
+    message: str = ""  # for a question that is empty or too long: what to do instead (else REJECTION applies)
 
 
 def is_injection(text: str) -> bool:
@@ -57,7 +59,17 @@ def is_injection(text: str) -> bool:
 
 
 def check_input(question: str) -> GuardResult:
-    """Drop injected sentences; block the question when no real question is left."""
+    """Drop injected sentences; block the question when no real question is left (or it is empty or too long)."""
+    if not any(character.isalnum() for character in question):
+        return GuardResult(True, "", message="Please type a question: this one has no words in it.")
+    if len(question.strip()) > MAX_QUESTION_CHARS:
+        length = len(question.strip())
+        return GuardResult(
+            True,
+            "",
+            message=f"Please shorten the question to {MAX_QUESTION_CHARS:,} characters "
+            f"(it has {length:,}); ask about one thing at a time.",
+        )
     sentences = [s for s in _SENTENCE_END.split(question.strip()) if s]
     removed = tuple(s for s in sentences if is_injection(s))
     if not removed:

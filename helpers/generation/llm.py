@@ -146,7 +146,13 @@ class LocalLLM:
 
 
 class OpenAICompatibleLLM:
-    """Any OpenAI-compatible chat endpoint, through the `openai` package."""
+    """Any OpenAI-compatible chat endpoint, through the `openai` package.
+
+    Retries: the `openai` client retries connection errors, timeouts, 408, 409, 429 and 5xx answers
+    `settings.llm_max_retries` times (KIT_LLM_MAX_RETRIES) with exponential backoff (0.5 s, 1 s, 2 s …, at
+    most 8 s, with jitter, or what a Retry-After header asks); a wrong key (401/403) or a bad request is
+    not retried. Every failure becomes an `LLMError` that says what to try and never contains the key.
+    """
 
     def __init__(self, settings: Settings | None = None) -> None:
         from openai import OpenAI
@@ -157,8 +163,30 @@ class OpenAICompatibleLLM:
             base_url=self.settings.openai_base_url or None,
             api_key=self.settings.openai_api_key or "not-needed",
             timeout=self.settings.request_timeout_s,
-            max_retries=2,
+            max_retries=self.settings.llm_max_retries,
         )
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleLLM({self.name!r})"  # never the client, which holds the key
+
+    def _error(self, err: Exception) -> LLMError:
+        """A readable `LLMError` for a failed call; the server's own text is left out (it may echo the key)."""
+        import openai
+
+        tries = f"after {self.settings.llm_max_retries + 1} tries"
+        if isinstance(err, openai.APITimeoutError):
+            why = f"no answer within {self.settings.request_timeout_s:g} s {tries}; raise KIT_REQUEST_TIMEOUT_S"
+        elif isinstance(err, openai.APIConnectionError):
+            why = f"cannot connect {tries}; start the server or fix OPENAI_BASE_URL"
+        elif isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
+            why = f"the API key was refused (HTTP {err.status_code}); check OPENAI_API_KEY"
+        elif isinstance(err, openai.RateLimitError):
+            why = f"rate limited (HTTP 429) {tries}; wait a minute or lower the request rate"
+        elif isinstance(err, openai.APIStatusError):
+            why = f"HTTP {err.status_code} {tries if err.status_code >= 500 else ''}".strip()
+        else:  # a reply that is not the JSON an OpenAI-compatible API sends
+            why = "its reply is not valid OpenAI JSON; does OPENAI_BASE_URL end in /v1?"
+        return LLMError(f"the endpoint {self.name} failed: {why} ({type(err).__name__})")
 
     def _create(self, messages: list[dict[str, str]], max_tokens: int, stream: bool, **extra: Any) -> Any:
         """Call the endpoint (extra: e.g. response_format); a failure becomes an `LLMError` with a readable message."""
@@ -173,8 +201,8 @@ class OpenAICompatibleLLM:
                 stream=stream,
                 **extra,
             )
-        except OpenAIError as err:
-            raise LLMError(f"the endpoint {self.name} failed: {type(err).__name__}") from None
+        except (OpenAIError, ValueError) as err:  # ValueError: a body that is not JSON at all
+            raise self._error(err) from None
 
     def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
         """One chat completion from the endpoint."""
@@ -198,9 +226,14 @@ class OpenAICompatibleLLM:
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """Yield the answer piece by piece from the endpoint."""
-        for chunk in self._create(messages, max_tokens, stream=True):
-            if chunk.choices and chunk.choices[0].delta.content:
-                yield chunk.choices[0].delta.content
+        from openai import OpenAIError
+
+        try:
+            for chunk in self._create(messages, max_tokens, stream=True):
+                if chunk.choices and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+        except (OpenAIError, ValueError) as err:  # the connection broke, or a piece is not JSON
+            raise self._error(err) from None
 
     def close(self) -> None:
         """Close the HTTP client."""

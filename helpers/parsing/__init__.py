@@ -132,6 +132,8 @@ def parse(path: str | Path, *, tables: str = "sentences", root: Path | None = No
         raise UnsupportedFile(f"unsupported file type {path.suffix or '(no suffix)'!r}; supported: {supported}", source)
     # Cheap checks first: a missing, empty or huge file is refused before anything reads it.
     if not path.is_file():
+        if path.is_symlink():
+            raise ParseError("broken symbolic link (it points to nothing, or round in a loop)", source)
         raise ParseError("file not found (or a broken link)", source)
     size = path.stat().st_size
     if size == 0:

@@ -6,6 +6,7 @@ embed/LLM metadata exclusions are decided in one place.
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 from pathlib import Path
@@ -90,6 +91,8 @@ def source_name(path: Path, root: Path | None) -> str:
             return path.resolve().relative_to(Path(root).resolve()).as_posix()
         except ValueError:  # the file is not under root
             pass
+        except (OSError, RuntimeError):  # a symlink loop cannot be resolved: name the link itself
+            return Path(os.path.relpath(path, root)).as_posix()
     return path.name
 
 

@@ -16,6 +16,8 @@ from qdrant_client.local.qdrant_local import QdrantLocal
 
 from helpers.config import Settings, get_settings
 
+CONNECT_TIMEOUT_S = 10  # a Qdrant server that does not answer within this is reported, not waited on
+
 
 class StoreError(RuntimeError):
     """The vector store cannot be used as asked; the message says what to do."""
@@ -25,12 +27,15 @@ def connect(settings: Settings | None = None) -> QdrantClient:
     """A qdrant-client: the server at `QDRANT_URL`, else the embedded folder."""
     settings = settings or get_settings()
     if settings.qdrant_url:
-        client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key or None, timeout=10)
+        client = QdrantClient(
+            url=settings.qdrant_url, api_key=settings.qdrant_api_key or None, timeout=CONNECT_TIMEOUT_S
+        )
         try:
             client.get_collections()
         except Exception as err:  # any transport error means the same to a student
             raise StoreError(
-                f"Qdrant at {settings.qdrant_url} does not answer ({type(err).__name__}). Start the server, "
+                f"Qdrant at {settings.qdrant_url} does not answer ({type(err).__name__}, waited at most "
+                f"{CONNECT_TIMEOUT_S} s). Start the server, "
                 "fix QDRANT_URL, or unset it to use the embedded store."
             ) from None
         return client
