@@ -20,8 +20,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
@@ -115,23 +113,12 @@ class Record:
         return path
 
 
-def percentiles_ms(times_s: Sequence[float]) -> dict[str, float]:
-    """p50, p95 and mean of durations given in seconds, in milliseconds."""
-    ms = np.asarray(times_s) * 1000
-    p50, p95 = np.percentile(ms, [50, 95])
-    return {"p50_ms": round(float(p50), 3), "p95_ms": round(float(p95), 3), "mean_ms": round(float(ms.mean()), 3)}
+def latency(function: Callable[[Any], object], inputs: Sequence[Any]) -> dict[str, float]:
+    """p50, p95 and mean milliseconds of `function(x)` over `inputs` (notebook 04's `latency_ms`, rounded)."""
+    from helpers.store.measure import latency_ms
 
-
-def time_calls(function: Callable[[Any], object], inputs: Sequence[Any], warmup: int = 2) -> list[float]:
-    """Seconds of `function(x)` for each input (after a few warm-up calls)."""
-    for x in inputs[:warmup]:
-        function(x)
-    times = []
-    for x in inputs:
-        start = time.perf_counter()
-        function(x)
-        times.append(time.perf_counter() - start)
-    return times
+    found = latency_ms(function, inputs)
+    return {f"{key.split()[0]}_ms": round(value, 3) for key, value in found.items()}
 
 
 def ratio(value: float | None, reference: float | None, digits: int = 2) -> float | None:

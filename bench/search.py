@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from bench.common import Record, arguments, ensure_index, percentiles_ms, ratio, time_calls, use_data_dir
+from bench.common import Record, arguments, ensure_index, latency, ratio, use_data_dir
 
 BUDGET_MS = {"hybrid_rrf": 30.0, "hybrid": 30.0, "hybrid_rrf+rerank": 400.0}
 
@@ -40,13 +40,13 @@ def measure(questions: list[str]) -> dict[str, object]:
     matrix = np.asarray([n.embedding for n in nodes], dtype=np.float32)
     embed = pipeline.embedder.embed_query
     result: dict[str, object] = {"index": index, "chunks": len(nodes), "questions": len(questions), "k": k}
-    result["embed_query"] = percentiles_ms(time_calls(embed, questions))
+    result["embed_query"] = latency(embed, questions)
 
     def reference(question: str) -> np.ndarray:
         scores = matrix @ embed(question)
         return np.argpartition(-scores, k)[:k]
 
-    result["reference_embed_plus_numpy"] = percentiles_ms(time_calls(reference, questions))
+    result["reference_embed_plus_numpy"] = latency(reference, questions)
     start = time.perf_counter()
     bm25 = BM25Retriever.from_store(pipeline.store)
     result["bm25_fit_s"] = round(time.perf_counter() - start, 2)
@@ -60,7 +60,7 @@ def measure(questions: list[str]) -> dict[str, object]:
     rows = {}
     for name, retriever in retrievers.items():
         few = questions if "rerank" not in name else questions[:30]  # ~1 s each on a busy machine
-        row = percentiles_ms(time_calls(lambda q, r=retriever: r.retrieve(q, k), few))
+        row = latency(lambda q, r=retriever: r.retrieve(q, k), few)
         row["over_reference_p50"] = ratio(row["p50_ms"], result["reference_embed_plus_numpy"]["p50_ms"], 1)
         if name in BUDGET_MS:
             row["budget_ms"] = BUDGET_MS[name]

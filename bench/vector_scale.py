@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import Record, arguments, percentiles_ms, ratio, time_calls
+from bench.common import Record, arguments, latency, ratio
 
 SIZES = (1_000, 10_000, 100_000, 300_000)
 DIMENSION, TOP_K, UPSERT_BATCH = 384, 10, 1024
@@ -105,7 +105,7 @@ def measure_size(n: int, queries: np.ndarray, folder: Path, profile: bool) -> di
     base_rss = rss_mb()
     row: dict[str, object] = {"points": n}
     # 1. the reference: exact numpy search (check it agrees with Qdrant below)
-    row["numpy"] = percentiles_ms(time_calls(lambda q: numpy_search(vectors, q), list(queries)))
+    row["numpy"] = latency(lambda q: numpy_search(vectors, q), list(queries))
     # 2. the kit's embedded store: on disk, cosine, WAL, batched
     client = QdrantClient(path=str(folder / f"n{n}"))
     row["build_on_disk"] = build(client, "bench", vectors, models.Distance.COSINE, BUILD_LIMIT_S)
@@ -118,9 +118,9 @@ def measure_size(n: int, queries: np.ndarray, folder: Path, profile: bool) -> di
         row["searched_in"] = "on-disk folder"
     row["rss_mb_collection"] = rss_mb() - base_rss
     search = qdrant_searcher(client, "bench", with_payload=False)
-    row["qdrant_cosine"] = percentiles_ms(time_calls(search, list(queries)))
+    row["qdrant_cosine"] = latency(search, list(queries))
     payload_search = qdrant_searcher(client, "bench", with_payload=True)
-    row["qdrant_cosine_with_payload"] = percentiles_ms(time_calls(payload_search, list(queries[:20])))
+    row["qdrant_cosine_with_payload"] = latency(payload_search, list(queries[:20]))
     expected = [set(numpy_search(vectors, q).tolist()) for q in queries[:5]]
     row["same_top_k_as_numpy"] = all({p.id for p in search(q)} == e for q, e in zip(queries[:5], expected, strict=True))
     if profile:
@@ -142,7 +142,7 @@ def measure_size(n: int, queries: np.ndarray, folder: Path, profile: bool) -> di
     client = QdrantClient(":memory:")
     build(client, "dot", vectors, models.Distance.DOT, None)
     dot = qdrant_searcher(client, "dot", with_payload=False)
-    row["qdrant_dot"] = percentiles_ms(time_calls(dot, list(queries)))
+    row["qdrant_dot"] = latency(dot, list(queries))
     row["dot_same_top_k_as_numpy"] = all(
         {p.id for p in dot(q)} == e for q, e in zip(queries[:5], expected, strict=True)
     )
