@@ -1,4 +1,4 @@
-"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`, `eval`."""
+"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`, `report`, `eval`."""
 
 from __future__ import annotations
 
@@ -75,6 +75,42 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    """Run the full evaluation (profile full, gold test split) and write the dated report under reports/."""
+    from helpers.evaluation.report import run_full_evaluation
+
+    for kind, path in run_full_evaluation(progress=not args.quiet).items():
+        print(f"{kind}: {path}")
+    return 0
+
+
+def _make_questions(args: argparse.Namespace) -> int:
+    """Write question–answer pairs about a folder with the local LLM, filter them, save the kept ones as JSONL."""
+    from collections import Counter
+
+    from helpers.testset import QAWriter, apply_filters, corpus_chunks, sample_chunks, save_jsonl
+
+    chunks = corpus_chunks(args.docs, progress=not args.quiet)
+    if not chunks:
+        print(f"error: no readable documents in {args.docs}", file=sys.stderr)
+        return 1
+    writer = QAWriter()
+    try:
+        pairs = apply_filters(writer.write_all(sample_chunks(chunks, args.n, seed=args.seed), progress=not args.quiet))
+    finally:
+        writer.close()
+    kept = [p for p in pairs if p.kept]
+    rejected = Counter(reason for p in pairs for reason in p.reasons)
+    print(f"{len(pairs)} pairs written from {len(chunks)} chunks; {len(kept)} kept by the filters")
+    for reason, count in rejected.most_common():
+        print(f"  rejected ({reason}): {count}")
+    print(
+        f"saved: {save_jsonl(kept, args.out)}  (review it, then: python -m helpers eval --docs {args.docs} "
+        f"--questions {args.out})"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m helpers`."""
     parser = argparse.ArgumentParser(prog="python -m helpers", description="The RAG Teaching Kit.")
@@ -99,6 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     evaluate.add_argument("--out", default=None, help="where to write the per-question CSV")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
     evaluate.set_defaults(run=_eval)
+    report = sub.add_parser("report", help="run the full evaluation (gold test split) and write it to reports/")
+    report.add_argument("--quiet", action="store_true", help="no progress bars")
+    report.set_defaults(run=_report)
+    make = sub.add_parser("make-questions", help="write a test set about a folder with the local LLM (JSONL)")
+    make.add_argument("--docs", required=True, help="the folder of documents")
+    make.add_argument("--n", type=int, default=50, help="chunks to write a question about (before filtering)")
+    make.add_argument("--out", required=True, help="the .jsonl file to write (question, answer, source, chunk_id)")
+    make.add_argument("--seed", type=int, default=0, help="which chunks are sampled")
+    make.add_argument("--quiet", action="store_true", help="no progress bars")
+    make.set_defaults(run=_make_questions)
     sub.add_parser("config", help="print the configuration").set_defaults(run=lambda a: show() or 0)
     args = parser.parse_args(argv)
     try:

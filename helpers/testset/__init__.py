@@ -1,0 +1,35 @@
+"""Build a test set for any corpus with the local LLM (seed 004): generate, filter, review, check agreement.
+
+    chunks = corpus_chunks("my_docs")                      # parsed and chunked as the kit ingests them
+    pairs = apply_filters(QAWriter().write_all(sample_chunks(chunks, 50)))
+    save_jsonl([p for p in pairs if p.kept], "questions.jsonl")   # what `python -m helpers eval` reads
+
+generate.py writes pairs (schema-validated JSON, cached), filters.py drops the bad ones, review.py is the
+accept/edit/reject widget, agreement.py the second pass, export.py the JSONL and gold-style Questions.
+Command line: `python -m helpers make-questions --docs FOLDER --n 50 --out FILE`.
+"""
+
+from helpers.testset.agreement import agreement, second_pass
+from helpers.testset.export import as_questions, records, save_jsonl
+from helpers.testset.filters import apply_filters, copied, grounded, reasons, standalone
+from helpers.testset.generate import Generated, QAPair, QAWriter, corpus_chunks, sample_chunks
+from helpers.testset.review import Review
+
+__all__ = [
+    "Generated",
+    "QAPair",
+    "QAWriter",
+    "Review",
+    "agreement",
+    "apply_filters",
+    "as_questions",
+    "copied",
+    "corpus_chunks",
+    "grounded",
+    "reasons",
+    "records",
+    "sample_chunks",
+    "save_jsonl",
+    "second_pass",
+    "standalone",
+]

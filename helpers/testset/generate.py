@@ -1,0 +1,153 @@
+"""Question–answer pairs written by the local LLM from corpus chunks (seed 004 builds its test set this way).
+
+What it does: `corpus_chunks(folder)` parses and chunks a folder as the kit ingests it; `sample_chunks` picks
+n of them (seeded, long enough to ask about, spread over as many documents as possible); `QAWriter` asks the
+LLM for one {"question", "answer"} JSON object per chunk — the schema is a grammar for llama.cpp, the reply is
+validated with pydantic, and every reply is cached on disk keyed by model + prompt, so a re-run asks nothing.
+What it leaves out: judging the pairs (filters.py does that) and several questions per chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+from tqdm.auto import tqdm
+
+from helpers.config import Settings, get_settings
+from helpers.query.cache import DiskCache, llm_cache, prompt_key
+from helpers.store import Hit
+
+MIN_CHUNK_CHARS = 200
+MAX_PASSAGE_CHARS = 1200  # keeps the prompt short for the 0.5B model
+MAX_TOKENS = 96
+
+
+class QAPair(BaseModel):
+    """What the LLM writes about one chunk."""
+
+    question: str = Field(max_length=200)
+    answer: str = Field(max_length=100)
+
+
+SCHEMA = QAPair.model_json_schema()
+SYSTEM_PROMPT = (
+    "You write questions for a test about a university program's documents. Read the passage and write one "
+    "question a student could ask, and its answer. The answer is a short phrase (1 to 6 words) copied exactly "
+    "from the passage. The question must make sense on its own: name the course, office, fee or policy it is "
+    'about, and never mention "the passage" or "the text". Use your own words, do not copy a sentence. '
+    'Reply with JSON only: {"question": "...", "answer": "..."}'
+)
+
+
+@dataclass
+class Generated:
+    """One generated pair with the chunk it came from, and the filters' verdict (filled in by filters.py)."""
+
+    question: str
+    answer: str
+    chunk_id: str
+    source: str
+    chunk_text: str
+    reasons: list[str] = field(default_factory=list)  # why the filters reject it; [] = kept
+    seconds: float = 0.0
+
+    @property
+    def kept(self) -> bool:
+        """Whether every filter passed."""
+        return not self.reasons
+
+
+def corpus_chunks(folder: str | Path, settings: Settings | None = None, progress: bool = False) -> list[Hit]:
+    """A folder parsed and chunked the way the pipeline ingests it (no embedding, no Qdrant)."""
+    from helpers.chunking import chunk_documents
+    from helpers.parsing import parse_folder
+
+    settings = settings or get_settings()
+    parsed = parse_folder(folder, progress=progress, cache_dir=settings.cache_dir)
+    nodes = chunk_documents(parsed.documents, strategy=settings.chunk_strategy)
+    return [Hit(node.node_id, node.get_content(), dict(node.metadata)) for node in nodes]
+
+
+def sample_chunks(chunks: Sequence[Hit], n: int, seed: int = 0) -> list[Hit]:
+    """n chunks (seeded): long enough to ask about, one document at a time round-robin, so all sources show up."""
+    rng = random.Random(seed)
+    by_source: dict[str, list[Hit]] = {}
+    for chunk in sorted(chunks, key=lambda c: c.node_id):
+        if len(chunk.text) >= MIN_CHUNK_CHARS:
+            by_source.setdefault(chunk.source, []).append(chunk)
+    for group in by_source.values():
+        rng.shuffle(group)
+    sources = sorted(by_source)
+    rng.shuffle(sources)
+    picked: list[Hit] = []
+    while len(picked) < n and any(by_source.values()):
+        for source in sources:
+            if by_source[source] and len(picked) < n:
+                picked.append(by_source[source].pop())
+    return picked
+
+
+def passage(chunk: Hit) -> str:
+    """What the LLM reads: the document title, then the chunk text (cut to MAX_PASSAGE_CHARS)."""
+    title = str(chunk.metadata.get("title") or "").strip()
+    return (f"{title}\n\n" if title else "") + chunk.text[:MAX_PASSAGE_CHARS]
+
+
+def _json_llm(settings: Settings) -> Any:
+    """The configured LLM without the answer cache (chat_json is cached here, by QAWriter)."""
+    from helpers.generation import make_llm
+
+    return make_llm(settings, cache=False)
+
+
+class QAWriter:
+    """Asks a JSON-capable LLM for a pair per chunk; every reply cached on disk (the model loads on the first miss)."""
+
+    def __init__(self, make_llm: Callable[[], Any] | None = None, settings: Settings | None = None,
+                 cache: DiskCache | None = None) -> None:  # fmt: skip
+        self.settings = settings or get_settings()
+        self._make = make_llm or (lambda: _json_llm(self.settings))
+        self._llm: Any = None
+        self.cache = cache or llm_cache(self.settings)
+
+    @property
+    def llm(self) -> Any:
+        """The model (built on first use)."""
+        if self._llm is None:
+            self._llm = self._make()
+        return self._llm
+
+    def ask(self, messages: list[dict[str, str]]) -> tuple[QAPair | None, float]:
+        """One JSON reply, validated (None if it does not validate), and the real model seconds."""
+        key = prompt_key(self.settings.llm_name, {"json": messages, "schema": SCHEMA, "max_tokens": MAX_TOKENS})
+        stored = self.cache.get(key)
+        if stored is None:
+            completion = self.llm.chat_json(messages, SCHEMA, MAX_TOKENS)
+            stored = {"text": completion.text, "seconds": completion.seconds}
+            self.cache.put(key, stored)
+        try:
+            return QAPair.model_validate(json.loads(stored["text"], strict=False)), float(stored["seconds"])
+        except (json.JSONDecodeError, ValidationError):
+            return None, float(stored["seconds"])
+
+    def write(self, chunk: Hit) -> Generated:
+        """The pair the LLM writes about one chunk (empty question and answer if its reply is unusable)."""
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": passage(chunk)}]
+        pair, seconds = self.ask(messages)
+        question, answer = (pair.question.strip(), pair.answer.strip()) if pair else ("", "")
+        return Generated(question, answer, chunk.node_id, chunk.source, chunk.text, seconds=seconds)
+
+    def write_all(self, chunks: Sequence[Hit], progress: bool = True) -> list[Generated]:
+        """A pair per chunk, in order."""
+        return [self.write(c) for c in tqdm(chunks, desc="LLM writes questions", disable=not progress)]
+
+    def close(self) -> None:
+        """Free the model if it was loaded."""
+        if self._llm is not None and hasattr(self._llm, "close"):
+            self._llm.close()
