@@ -1,0 +1,44 @@
+"""Several sources and a planner (seed 001): the program documents, the student's own documents, a profile.
+
+planner.py decides which sources a question needs (keyword rules or the LLM, one interface); students.py keeps
+each student's documents in their own collection behind a `student_id` filter; context.py compiles the labelled
+context; aggregate.py answers list questions from payload values over a whole collection.
+Labelled routing questions: course_data/gold/routing.jsonl.
+"""
+
+import json
+
+from helpers.config import REPO_ROOT
+from helpers.sources.aggregate import QUESTIONS as AGGREGATION_QUESTIONS
+from helpers.sources.aggregate import distinct_values, expected_values, schedule_rows, store_rows, topk_recall
+from helpers.sources.context import compile_context
+from helpers.sources.planner import ACTIONS, KeywordPlanner, LLMPlanner, PlanReply, routing_accuracy
+from helpers.sources.students import Profile, StudentDocs, load_profiles, student_filter
+
+ROUTING_PATH = REPO_ROOT / "course_data" / "gold" / "routing.jsonl"
+
+
+def load_routing(path=ROUTING_PATH) -> list[dict]:
+    """The labelled routing questions: id, question, student_id, actions."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+__all__ = [
+    "ACTIONS",
+    "AGGREGATION_QUESTIONS",
+    "KeywordPlanner",
+    "LLMPlanner",
+    "PlanReply",
+    "Profile",
+    "StudentDocs",
+    "compile_context",
+    "distinct_values",
+    "expected_values",
+    "load_profiles",
+    "load_routing",
+    "routing_accuracy",
+    "schedule_rows",
+    "store_rows",
+    "student_filter",
+    "topk_recall",
+]

@@ -1,0 +1,143 @@
+"""Which sources a question needs (seed 001's planner): keyword rules, or the LLM with a validated schema.
+
+A plan is a set of actions:
+  search_kb            the program's documents (rules, dates, fees, courses) hold the answer
+  search_student_docs  the student's own transcript, CV or statement of purpose is needed
+  use_profile          the structured profile is needed (track, degree level, international, entry term)
+  list_values          an enumeration over a whole collection ("list all …", "which courses meet on …")
+  ask_followup         too vague to answer: ask one short question back (used alone)
+Both planners have one method, `plan(question) -> Plan`. `KeywordPlanner` is a dozen regular expressions;
+`LLMPlanner` asks the model for {"actions": [...]} — a grammar for llama.cpp, validated with pydantic after,
+cached on disk — and falls back to the keyword plan when the reply does not validate (counted in `fallbacks`).
+What it leaves out: plans with an order or with arguments (which filters to use is decided by the caller).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field, ValidationError
+
+from helpers.config import Settings, get_settings
+from helpers.query.cache import DiskCache, llm_cache, prompt_key
+
+ACTIONS = ("search_kb", "search_student_docs", "use_profile", "list_values", "ask_followup")
+Plan = frozenset[str]
+Action = Literal["search_kb", "search_student_docs", "use_profile", "list_values", "ask_followup"]
+
+
+class PlanReply(BaseModel):
+    """What the LLM planner must reply."""
+
+    actions: list[Action] = Field(min_length=1, max_length=4)
+
+
+class Planner(Protocol):
+    """One interface for every planner."""
+
+    name: str
+
+    def plan(self, question: str) -> Plan: ...
+
+
+ME = re.compile(r"\b(i|i'm|i've|me|my|mine|am i)\b", re.IGNORECASE)
+MY_DOCS = re.compile(
+    r"\b(transcript|cv|resume|résumé|statement|gpa|grades?|experience|background|skills?|worked|studied|"
+    r"prior|undergrad\w*|bachelor|beng|bsc|courses? i took|have i taken|my degree)\b",
+    re.IGNORECASE,
+)
+MY_PROFILE = re.compile(
+    r"\b(my track|track am i|international|visa|i-20|opt|domestic|entry term|start|full[- ]time|eligible|"
+    r"am i (in|on|an?)|which track|my program)\b",
+    re.IGNORECASE,
+)
+LISTING = re.compile(
+    r"\b(list|all (the )?(courses|tracks|sections|instructors|electives)|which (courses|sections|instructors|electives)"
+    r"|what (courses|sections|electives) (are|meet|run)|how many (courses|sections))\b",
+    re.IGNORECASE,
+)
+VAGUE = re.compile(r"^\s*(and|what about|how about|so|ok|then)?\s*(it|that|this|those|them|the deadline|the fee)"
+                   r"\s*\??\s*$|^\s*(how much|when|where|is it|can i|what about)( is| does)?( it| that| this)?"
+                   r"\s*\??\s*$",
+                   re.IGNORECASE)  # fmt: skip
+
+
+class KeywordPlanner:
+    """Regular expressions: vague → ask back; listing → list_values; about me → profile and/or my documents."""
+
+    name = "keyword"
+
+    def plan(self, question: str) -> Plan:
+        """The set of actions for one question."""
+        if VAGUE.search(question) or len(question.split()) < 3:
+            return frozenset({"ask_followup"})
+        actions = {"list_values"} if LISTING.search(question) else {"search_kb"}
+        if ME.search(question):
+            if MY_DOCS.search(question):
+                actions.add("search_student_docs")
+            if MY_PROFILE.search(question) or not MY_DOCS.search(question):
+                actions.add("use_profile")
+        return frozenset(actions)
+
+
+SYSTEM_PROMPT = (
+    "You route a student's question to the sources that answer it. Actions: "
+    "search_kb = the program's documents (rules, dates, fees, courses, policies); "
+    "search_student_docs = the student's own transcript, CV or statement of purpose (their grades, prior courses, "
+    "experience, plans); use_profile = the student's profile (their track, degree level, international or "
+    "domestic, entry term); list_values = the question asks to list or count all items of a kind (all tracks, "
+    "which courses meet on a day); ask_followup = the question is too vague to answer (alone). "
+    "Questions about the student combine their source with search_kb. "
+    'Reply with JSON only: {"actions": [...]}.'
+)
+
+
+class LLMPlanner:
+    """The LLM picks the actions; its JSON is validated, cached, and replaced by the keyword plan if invalid."""
+
+    name = "llm"
+
+    def __init__(self, make_llm: Callable[[], Any], settings: Settings | None = None,
+                 cache: DiskCache | None = None) -> None:  # fmt: skip
+        self.settings = settings or get_settings()
+        self._make, self._llm = make_llm, None
+        self.cache = cache or llm_cache(self.settings)
+        self.fallbacks = 0
+        self.seconds: list[float] = []
+
+    def reply(self, question: str) -> str:
+        """The model's raw JSON for one question (from the disk cache when seen before)."""
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": question}]
+        schema = PlanReply.model_json_schema()
+        key = prompt_key(self.settings.llm_name, {"plan": messages, "schema": schema})
+        stored = self.cache.get(key)
+        if stored is None:
+            if self._llm is None:
+                self._llm = self._make()
+            completion = self._llm.chat_json(messages, schema, 40)
+            stored = {"text": completion.text, "seconds": completion.seconds}
+            self.cache.put(key, stored)
+        self.seconds.append(float(stored["seconds"]))
+        return str(stored["text"])
+
+    def plan(self, question: str) -> Plan:
+        """The validated set of actions (ask_followup, if chosen, stands alone)."""
+        try:
+            actions = set(PlanReply.model_validate(json.loads(self.reply(question), strict=False)).actions)
+        except (json.JSONDecodeError, ValidationError):
+            self.fallbacks += 1
+            return KeywordPlanner().plan(question)
+        return frozenset({"ask_followup"}) if "ask_followup" in actions else frozenset(actions)
+
+
+def routing_accuracy(planner: Planner, questions: Sequence[dict[str, Any]]) -> tuple[float, list[dict[str, Any]]]:
+    """Share of questions whose plan equals the labelled set of actions, and one row per question."""
+    rows = []
+    for record in questions:
+        got, want = planner.plan(record["question"]), frozenset(record["actions"])
+        rows.append({"id": record["id"], "question": record["question"], "expected": " + ".join(sorted(want)),
+                     "planned": " + ".join(sorted(got)), "correct": got == want})  # fmt: skip
+    return (sum(r["correct"] for r in rows) / len(rows) if rows else 0.0), rows

@@ -1,0 +1,83 @@
+"""The student's own documents and profile, in their own collection, filtered by student id (isolation).
+
+What it does: `load_profiles()` reads each `course_data/students/<id>/profile.json`; `StudentDocs` parses
+every student's documents (transcript, CV, statement of purpose), chunks and embeds them like the course
+corpus, and stores them in a separate collection with a `student_id` payload on every point. `search` always
+filters on that payload, so a query for one student can only ever return that student's chunks — the
+isolation a multi-user assistant needs (seed 001 scopes its user table by user_id the same way).
+What it leaves out: uploads at run time and access control beyond the filter.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
+
+from helpers.chunking import chunk_documents
+from helpers.config import REPO_ROOT
+from helpers.parsing import parse_folder
+from helpers.store import Hit, KitStore
+
+STUDENTS_DIR = REPO_ROOT / "course_data" / "students"
+COLLECTION = "nb11_students"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The structured profile of one student."""
+
+    student_id: str
+    name: str
+    degree_level: str
+    prior_degree: str
+    international: bool
+    track: str
+    term: str
+
+    def as_text(self) -> str:
+        """The profile as short lines for the prompt."""
+        status = "international" if self.international else "domestic"
+        return (f"Name: {self.name}\nDegree level: {self.degree_level}\nPrior degree: {self.prior_degree}\n"
+                f"Status: {status} student\nTrack: {self.track}\nEntry term: {self.term}")  # fmt: skip
+
+
+def load_profiles(folder: Path = STUDENTS_DIR) -> dict[str, Profile]:
+    """Every student's profile, by student id."""
+    profiles = {}
+    for path in sorted(folder.glob("*/profile.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        profiles[data["student_id"]] = Profile(**data)
+    return profiles
+
+
+def student_filter(student_id: str) -> MetadataFilters:
+    """The payload filter that scopes a search to one student."""
+    return MetadataFilters(filters=[MetadataFilter(key="student_id", value=student_id)])
+
+
+class StudentDocs:
+    """Every student's documents in one collection, searchable one student at a time."""
+
+    def __init__(self, pipeline, folder: Path = STUDENTS_DIR, collection: str = COLLECTION) -> None:
+        self.pipeline, self.folder = pipeline, folder
+        self.store = KitStore(pipeline.store.client, collection, pipeline.embedder.dimension)
+
+    def ingest(self) -> int:
+        """Parse, chunk, embed and store every student's documents (idempotent); returns the point count."""
+        parsed = parse_folder(self.folder, progress=False, cache_dir=self.pipeline.settings.cache_dir)
+        nodes = chunk_documents(parsed.documents, strategy=self.pipeline.settings.chunk_strategy)
+        for node in nodes:
+            node.metadata["student_id"] = str(node.metadata["source"]).split("/")[0]
+        vectors = self.pipeline.embedder.embed_texts([n.get_content(metadata_mode="embed") for n in nodes])
+        for node, vector in zip(nodes, vectors, strict=True):
+            node.embedding = vector.tolist()
+        self.store.upsert_nodes(nodes)
+        return self.store.count()
+
+    def search(self, question: str, student_id: str, k: int = 3) -> list[Hit]:
+        """The student's own chunks closest to the question (never another student's)."""
+        vector = self.pipeline.embedder.embed_query(question)
+        return self.store.search(vector, k, filters=student_filter(student_id))

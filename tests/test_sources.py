@@ -1,0 +1,104 @@
+"""Several sources: the planners on the labelled routing questions, isolation between students, aggregation."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers.generation import Completion
+from helpers.query.cache import DiskCache
+from helpers.sources import (
+    ACTIONS,
+    AGGREGATION_QUESTIONS,
+    KeywordPlanner,
+    LLMPlanner,
+    StudentDocs,
+    compile_context,
+    distinct_values,
+    expected_values,
+    load_profiles,
+    load_routing,
+    routing_accuracy,
+    schedule_rows,
+    store_rows,
+)
+from helpers.store import Hit
+
+ROUTING = load_routing()
+
+
+def test_routing_questions_are_labelled_with_known_actions() -> None:
+    assert len(ROUTING) >= 40 and len({r["id"] for r in ROUTING}) == len(ROUTING)
+    for record in ROUTING:
+        assert record["actions"] and set(record["actions"]) <= set(ACTIONS), record["id"]
+    assert {a for r in ROUTING for a in r["actions"]} == set(ACTIONS)  # every action is exercised
+
+
+def test_keyword_planner_on_the_labelled_questions() -> None:
+    accuracy, rows = routing_accuracy(KeywordPlanner(), ROUTING)
+    assert accuracy >= 0.7, [r for r in rows if not r["correct"]]
+    plan = KeywordPlanner().plan
+    assert plan("What is the application fee for the MS program?") == {"search_kb"}
+    assert plan("List all the tracks of the MS program.") == {"list_values"}
+    assert plan("How much is it?") == {"ask_followup"}
+    assert "search_student_docs" in plan("Which programming courses appear on my transcript?")
+
+
+class FakePlannerLLM:
+    """Stands in for the local model in this unit test only: replies from a dict, or invalid JSON."""
+
+    name = "fake"
+
+    def __init__(self, replies: dict[str, str]) -> None:
+        self.replies = replies
+
+    def chat_json(self, messages, schema, max_tokens) -> Completion:
+        return Completion(self.replies.get(messages[-1]["content"], "not json"), 1, 1, 0.01)
+
+
+def test_llm_planner_validates_and_falls_back(tmp_path, tmp_settings) -> None:
+    fake = FakePlannerLLM({"Which track am I in?": '{"actions": ["use_profile"]}',
+                           "When is it due?": '{"actions": ["ask_followup", "search_kb"]}',
+                           "Bad action?": '{"actions": ["delete_everything"]}'})  # fmt: skip
+    planner = LLMPlanner(lambda: fake, tmp_settings, DiskCache(tmp_path / "c"))
+    assert planner.plan("Which track am I in?") == {"use_profile"}
+    assert planner.plan("When is it due?") == {"ask_followup"}  # ask_followup stands alone
+    assert planner.plan("Bad action?") == KeywordPlanner().plan("Bad action?") and planner.fallbacks == 1
+
+
+def test_context_sections_follow_the_plan() -> None:
+    profile = load_profiles()["s01"]
+    mine = [Hit("a", "GPA 4.21 on a 5-point scale " * 40, {"source": "s01/transcript.md", "title": "Transcript"})]
+    kb = [Hit("b", "The application fee is $90.", {"source": "web/admissions.html"})]
+    fees = compile_context(frozenset({"search_kb"}), profile, mine, kb)
+    assert "PROGRAM INFORMATION" in fees and "STUDENT" not in fees and "4.21" not in fees
+    mixed = compile_context(frozenset({"search_kb", "search_student_docs", "use_profile"}), profile, mine, kb, 600)
+    assert mixed.index("STUDENT PROFILE") < mixed.index("STUDENT DOCUMENTS") < mixed.index("PROGRAM INFORMATION")
+    assert "$90" in mixed and len(mixed) < 700  # the long transcript chunk was cut to its share
+
+
+@pytest.fixture
+def pipeline(tmp_settings):
+    from helpers.pipeline import RAGPipeline
+
+    pipe = RAGPipeline(tmp_settings)
+    yield pipe
+    pipe.close()
+
+
+def test_one_students_documents_are_never_retrieved_for_another(pipeline) -> None:
+    docs = StudentDocs(pipeline)
+    assert docs.ingest() > 0
+    for student in load_profiles():
+        for question in ("What was my GPA?", "What is on my CV?", "Lucas Brandt wind turbines", "Amara Okafor Lagos"):
+            hits = docs.search(question, student, k=10)
+            assert hits and {h.metadata["student_id"] for h in hits} == {student}
+
+
+def test_aggregation_from_payload_values_is_complete(pipeline) -> None:
+    rows = schedule_rows()
+    assert len(rows) >= 50
+    store = store_rows(pipeline, rows)
+    store_rows(pipeline, rows)  # idempotent: the same ids
+    assert store.count() == len(rows)
+    for q in AGGREGATION_QUESTIONS:
+        assert distinct_values(store, q.field, q.where) == expected_values(rows, q.field, q.where) != []
