@@ -77,7 +77,7 @@ def test_qdrant_url_that_refuses_connections(rel_settings: Settings, record: Rec
         connect(rel_settings.replace(qdrant_url=url))
     seconds = time.perf_counter() - start
     assert seconds < 5
-    record("QDRANT_URL on a closed port", f"StoreError after {seconds:.1f} s: start the server, fix or unset QDRANT_URL")
+    record("QDRANT_URL on a closed port", f"StoreError after {seconds:.1f} s: start the server, fix/unset QDRANT_URL")
 
 
 def test_qdrant_url_that_never_answers_times_out(
