@@ -18,7 +18,7 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 from llama_index.core import Document
 from pydantic import BaseModel, Field, ValidationError
@@ -29,6 +29,7 @@ from helpers.generation import Completion, LLMError
 
 Short = Annotated[str, Field(max_length=60)]
 Item = Annotated[str, Field(max_length=160)]
+Model = TypeVar("Model", bound=BaseModel)
 
 
 class EmailMetadata(BaseModel):
@@ -80,13 +81,18 @@ class Enrichment:
 
 def validate_reply(text: str) -> tuple[EmailMetadata | None, str]:
     """The reply as `EmailMetadata`, or None and a one-line reason (bad JSON, a missing key, a wrong value)."""
+    return validate_json(text, EmailMetadata)
+
+
+def validate_json(text: str, schema: type[Model]) -> tuple[Model | None, str]:
+    """The reply as an instance of the pydantic `schema`, or None and a one-line reason (also used by the judge)."""
     try:
         # strict=False lets a raw line break stand inside a string: llama.cpp's JSON grammar allows one.
         data = json.loads(text, strict=False)
     except json.JSONDecodeError as error:
         return None, f"invalid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
     try:
-        return EmailMetadata.model_validate(data), ""
+        return schema.model_validate(data), ""
     except ValidationError as error:
         problems = error.errors()
         where = ".".join(str(part) for part in problems[0]["loc"]) or "reply"

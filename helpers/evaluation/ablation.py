@@ -261,3 +261,20 @@ def rubric_rows(result: AblationResult, questions: Sequence[Question], n: int, s
         {"id": row.id, "question": by_id[row.id].question, "reference": by_id[row.id].answer, "answer": row.answer}
         for row in sorted(picked, key=lambda r: r.id)
     ]
+
+
+def answer_relevancy_table(
+    result: AblationResult, questions: Sequence[Question], judge: Judge, n: int, seed: int = 0
+) -> pd.DataFrame:
+    """ragas answer relevancy of the last configuration on the faithfulness sample (n answers), judge named."""
+    by_id = {q.id: q for q in questions}
+    ids = faithfulness_sample(questions, n, seed)
+    last = result.per_question[result.per_question.configuration == result.configurations[-1]]
+    rows = []
+    for row in last[last.id.isin(ids) & (last.status == "answered")].itertuples():
+        text = strip_citations(str(row.answer))
+        relevancy = judge.answer_relevancy(by_id[row.id].question, text)
+        question = by_id[row.id]
+        rows.append({"id": row.id, "question": question.question, "answer": text, "reference": question.answer,
+                     "faithfulness": row.faithfulness, "answer relevancy": relevancy, "judge": judge.name})  # fmt: skip
+    return pd.DataFrame(rows)

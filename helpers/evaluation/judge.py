@@ -11,15 +11,15 @@ What it leaves out: agreement with human grades (a 0.5B judge is lenient; read i
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import pandas as pd
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
+from helpers.enrich import validate_json
 from helpers.generation import Completion, LLMError
 from helpers.query.cache import DiskCache, prompt_key
 
@@ -30,7 +30,7 @@ class RubricScore(BaseModel):
     accuracy: int = Field(ge=1, le=5, description="1 = wrong, 5 = agrees with the reference")
     completeness: int = Field(ge=1, le=5, description="1 = misses most of it, 5 = says all the reference says")
     relevance: int = Field(ge=1, le=5, description="1 = off topic, 5 = answers exactly what was asked")
-    reason: str = Field(max_length=240, description="one short sentence")
+    reason: str = Field(max_length=160, description="one short sentence, at most 20 words")
 
 
 SCHEMA = RubricScore.model_json_schema()
@@ -39,11 +39,11 @@ SYSTEM_PROMPT = (
     "You grade answers to questions about a university program. Compare the answer with the reference answer "
     "and give three integer scores from 1 (worst) to 5 (best): accuracy (does it agree with the reference?), "
     "completeness (does it say everything the reference says?), relevance (does it answer what was asked?). "
-    'Reply with one JSON object only: {"accuracy": n, "completeness": n, "relevance": n, "reason": "..."}.'
+    'Reply with one JSON object only: {"accuracy": n, "completeness": n, "relevance": n, "reason": "<20 words>"}.'
 )
 USER_TEMPLATE = "Question: {question}\nReference answer: {reference}\nAnswer to grade: {answer}"
 RETRY_PROMPT = "That reply is not valid ({error}). Reply again with the JSON object only."
-MAX_TOKENS = 120
+MAX_TOKENS = 100  # three digits and a 20-word reason fit in about 60 tokens
 
 
 class JSONChat(Protocol):
@@ -67,15 +67,7 @@ class Judgement:
 
 def validate_rubric(text: str) -> tuple[RubricScore | None, str]:
     """The reply as a `RubricScore`, or None and a one-line reason (bad JSON, a missing key, a score out of 1–5)."""
-    try:
-        data = json.loads(text, strict=False)
-    except json.JSONDecodeError as error:
-        return None, f"invalid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
-    try:
-        return RubricScore.model_validate(data), ""
-    except ValidationError as error:
-        problem = error.errors()[0]
-        return None, f"{'.'.join(str(p) for p in problem['loc']) or 'reply'}: {problem['msg']}"
+    return validate_json(text, RubricScore)
 
 
 def rubric_messages(question: str, reference: str, answer: str) -> list[dict[str, str]]:
