@@ -110,3 +110,40 @@ def test_report_export_writes_three_files(tmp_path: Path, tmp_settings) -> None:
     text = paths["markdown"].read_text(encoding="utf-8")
     assert "CPUs" in text and "p vs previous" in text and "fake-judge" in text
     assert len(pd.read_csv(paths["csv"])) == 12
+
+
+def test_ragas_non_llm_metrics_on_a_known_pair() -> None:
+    from helpers.evaluation.ragas_eval import non_llm_scores
+
+    right = non_llm_scores("$90", ["ninety", "$90"], ["The application fee is $90."], ["The application fee is $90."])
+    assert right["ragas exact match"] == 1.0 and right["chrF"] == 1.0 and right["context recall (non-LLM)"] == 1.0
+    wrong = non_llm_scores("$5,000", ["$90"], ["Tuition is $5,000."], ["The application fee is $90."])
+    assert wrong["ragas exact match"] == 0.0 and wrong["context recall (non-LLM)"] == 0.0
+
+
+class FakeRetriever:
+    """Records the queries it is asked (no index needed)."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def retrieve(self, query: str, k: int, filters: dict | None = None) -> list:
+        self.queries.append(query)
+        return []
+
+
+def test_follow_up_rung_searches_with_the_rewrite_only_for_follow_ups() -> None:
+    from helpers.corpus import Question
+    from helpers.evaluation.ablation import Rung
+    from helpers.query import FollowUpRewriter
+
+    history = ({"role": "user", "content": "How big are ADSc capstone teams?"},)
+    follow_up = Question("c1", "What about on MLE?", "4", "conversational", "test", history=history)
+    plain = Question("d1", "What is the fee?", "$90", "direct_fact", "test")
+    retriever = FakeRetriever()
+    rung = Rung("+ follow-up", retriever, FollowUpRewriter("keywords"))
+    rung.retriever_for(follow_up).retrieve(follow_up.question, 5)
+    rung.retriever_for(plain).retrieve("What is the fee?", 5)
+    assert retriever.queries[0].startswith("What about on MLE?") and "capstone" in retriever.queries[0]
+    assert retriever.queries[1] == "What is the fee?"
+    assert Rung("closed book").retriever_for(plain) is None

@@ -39,6 +39,7 @@ def machine(settings: Settings, judge: str = "") -> dict[str, str]:
         "RAM": memory,
         "Python": sys.version.split()[0],
         "platform": platform.platform(),
+        "load average (1 min) at export": f"{os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "unknown",
         "answering model": settings.llm_name,
         "embedder": settings.embed_model,
         "judge": judge or settings.llm_name,
