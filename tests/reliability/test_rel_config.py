@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from reliability_kit import Record, write
 
 from helpers.config import ConfigError, load_settings
-from tests.reliability.conftest import Record, write
 
 # case → (kit.toml text, environment, what the message must say)
 BAD_VALUES = {
@@ -39,7 +39,8 @@ def test_bad_setting_names_the_key_and_the_allowed_values(case: str, tmp_path: P
     with pytest.raises(ConfigError) as caught:
         load_settings(environ={"KIT_CONFIG": str(config), **environ})
     assert message in str(caught.value)
-    record(f"config: {case}", f"ConfigError “{caught.value}”"[:170])
+    text = str(caught.value)
+    record(f"config: {case}", f"ConfigError “{text if len(text) < 150 else text[:150] + ' …'}”")
 
 
 def test_the_command_line_reports_a_bad_setting_without_a_traceback(tmp_path: Path, record: Record) -> None:

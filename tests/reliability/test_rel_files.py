@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+from reliability_kit import Record, write
 
 from helpers.parsing import parse_folder
 from helpers.pipeline import RAGPipeline
-from tests.reliability.conftest import Record, write
 
 GOOD = "# Library\n\nThe library is open from 8 am to 10 pm on weekdays.\n"
 LATIN1_BODY = "Grüße aus Köln: the café opens at 9."
@@ -129,7 +129,7 @@ def test_the_whole_bad_folder_ingests_the_good_files(rel_settings, tmp_path: Pat
         assert f"skipped {name}: {reason}" in str(report)
     assert report.points == report.chunks == report.written > 0  # every parsed file is in the index
     assert hits[0].source == "good.md"
-    record("folder with all the bad files → ingest", f"{len(report.skipped)} skipped by name, "
+    record("file: a folder with all the bad files → ingest", f"{len(report.skipped)} skipped by name, "
            f"{report.documents} documents ingested, retrieval finds good.md", 0, report.points)  # fmt: skip
 
 

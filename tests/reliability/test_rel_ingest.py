@@ -10,10 +10,11 @@ import sys
 import time
 from pathlib import Path
 
+from reliability_kit import Record, child_env, make_corpus, write
+
 from helpers.config import Settings
 from helpers.pipeline import RAGPipeline
 from helpers.store import KitStore, connect
-from tests.reliability.conftest import Record, child_env, make_corpus, write
 
 BATCH = 8  # points per write in the child, so the corpus takes several batches
 
@@ -97,9 +98,9 @@ def test_killed_ingest_then_rerun_holds_exactly_the_clean_points(
     assert resumed.written == len(clean_ids) - len(partial) and resumed.unchanged == len(partial)
     assert stored_ids(rel_settings) == clean_ids and resumed.points == clean_report.points
     assert again.written == 0 and again.points == clean_report.points  # a third run: no duplicates
-    record("ingest killed (SIGKILL) after 2 batches, then re-run", f"re-run wrote the {resumed.written} missing "
+    record("ingest: killed (SIGKILL) after 2 batches, then re-run", f"re-run wrote the {resumed.written} missing "
            f"points; ids identical to a clean run ({len(clean_ids)} points)", len(partial), resumed.points)  # fmt: skip
-    record("ingest re-run once more", f"0 written, {again.unchanged} unchanged, no duplicates", resumed.points,
+    record("ingest: re-run once more", f"0 written, {again.unchanged} unchanged, no duplicates", resumed.points,
            again.points)  # fmt: skip
 
 
@@ -119,5 +120,5 @@ def test_changed_document_replaces_its_old_chunks(rel_settings: Settings, tmp_pa
     assert second.removed_stale == len(old_ids) and second.written == len(new_ids)
     assert second.points == first.points - len(old_ids) + len(new_ids) == second.chunks
     assert "two to four" in texts
-    record("changed document re-ingested", f"its {len(old_ids)} old chunks removed, {len(new_ids)} new written, "
-           "others unchanged", first.points, second.points)  # fmt: skip
+    happened = f"its {len(old_ids)} old chunks removed, {len(new_ids)} new written, others unchanged"
+    record("ingest: a changed document re-ingested", happened, first.points, second.points)

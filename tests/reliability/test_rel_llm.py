@@ -15,12 +15,11 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from reliability_kit import Record, closed_port
 
 from helpers.config import Settings, show
 from helpers.enrich import ask_for_metadata
 from helpers.generation import LLMError, OpenAICompatibleLLM
-from tests.reliability.conftest import Record
-from tests.reliability.test_rel_store import closed_port
 
 SECRET = "sk-test-DO-NOT-PRINT-4f9a1c"
 MESSAGES = [{"role": "user", "content": "What is the application fee?"}]

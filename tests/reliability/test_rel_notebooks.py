@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
+from reliability_kit import Record, write
 
 import helpers.config
 from helpers.config import Settings
-from tests.reliability.conftest import Record, write
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "07_prompting_generation.ipynb"
 
@@ -45,5 +45,5 @@ def test_notebook_07_first_builds_its_index(
     assert hits and hits[0].source == "fees.md"
     built = next(line for line in out.out.splitlines() if "points in the collection" in line)
     assert f"{points} points in the collection" in built
-    record("notebook 07 first, on an empty data folder", f"its setup cell built the index with progress bars: "
+    record("notebook: 07 first, on an empty data folder", f"its setup cell built the index with progress bars: "
            f"“{built}”", 0, points)  # fmt: skip

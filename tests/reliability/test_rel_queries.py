@@ -10,13 +10,13 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
+from reliability_kit import Record, write
 
 from helpers.config import get_settings
 from helpers.corpus import load_gold
 from helpers.generation import STATUSES, build_messages, check_input
 from helpers.generation.guard import MAX_QUESTION_CHARS
 from helpers.pipeline import RAGPipeline
-from tests.reliability.conftest import Record, write
 
 EMPTY = "Please type a question"
 
@@ -58,8 +58,8 @@ def test_odd_question_is_guarded_or_answered(case: str, pipeline: RAGPipeline, r
         record(f"query: {case}", f"guarded, no retrieval or LLM call: “{answer.text}”")
     else:
         assert answer.status != "rejected"
-        record(f"query: {case}", f"answered through retrieval and the LLM, status {answer.status}: "
-               f"“{answer.text[:80]}”")  # fmt: skip
+        path = "retrieved, then the LLM answered" if answer.messages else "retrieved; best score under the threshold"
+        record(f"query: {case}", f"{path}: status {answer.status}, “{answer.text[:80]}”")
 
 
 def test_gold_injection_attempts_are_guarded_or_answered_clean(pipeline: RAGPipeline, record: Record) -> None:

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from llama_index.core.schema import TextNode
+from reliability_kit import Record, closed_port, write
 
 import helpers.store.client as store_client
 from helpers.config import Settings
 from helpers.pipeline import RAGPipeline
 from helpers.store import KitStore, StoreError, connect
-from tests.reliability.conftest import Record, write
 
 HOLD = "from qdrant_client import QdrantClient; c = QdrantClient(path=%r); print('holding', flush=True); input()"
 
@@ -61,13 +61,8 @@ def test_folder_held_by_another_process_says_what_to_do(rel_settings: Settings, 
         holder.communicate("\n", timeout=30)  # the other kernel shuts down
     after = count_points(rel_settings, 384)
     assert after == before
-    record("embedded Qdrant folder held by another process", f"StoreError: “{message[:95]}…”", before, after)
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]  # closed again on leaving: nothing listens there
+    case = "store: embedded Qdrant folder held by another process (a second notebook)"
+    record(case, f"StoreError: “{message}”", before, after)
 
 
 def test_qdrant_url_that_refuses_connections(rel_settings: Settings, record: Record) -> None:
@@ -77,7 +72,7 @@ def test_qdrant_url_that_refuses_connections(rel_settings: Settings, record: Rec
         connect(rel_settings.replace(qdrant_url=url))
     seconds = time.perf_counter() - start
     assert seconds < 5
-    record("QDRANT_URL on a closed port", f"StoreError after {seconds:.1f} s: start the server, fix/unset QDRANT_URL")
+    record("store: QDRANT_URL on a closed port", f"StoreError after {seconds:.1f} s: start, fix or unset QDRANT_URL")
 
 
 def test_qdrant_url_that_never_answers_times_out(
@@ -92,7 +87,7 @@ def test_qdrant_url_that_never_answers_times_out(
             connect(rel_settings.replace(qdrant_url=f"http://127.0.0.1:{silent.getsockname()[1]}"))
         seconds = time.perf_counter() - start
     assert seconds < 1 + 3
-    record("QDRANT_URL that accepts but never answers", f"StoreError after {seconds:.1f} s (timeout 1 s in the "
+    record("store: QDRANT_URL that accepts but never answers", f"StoreError after {seconds:.1f} s (timeout 1 s in the "
            "test, CONNECT_TIMEOUT_S = 10 s in use)")  # fmt: skip
 
 
@@ -109,5 +104,5 @@ def test_collection_of_another_dimension_is_refused_not_mixed(
         pipeline.close()
     after = count_points(rel_settings, 16)
     assert after == before  # nothing of the 384-d run was written into the 16-d collection
-    record("collection made with another dimension (16-d vs 384-d)", "StoreError naming both sizes and the fix "
-           "(KIT_COLLECTION or drop_collection); nothing written", before, after)  # fmt: skip
+    happened = "StoreError naming both sizes and the fix (KIT_COLLECTION or drop_collection); nothing written"
+    record("store: a collection made with another dimension (16-d vs 384-d)", happened, before, after)
