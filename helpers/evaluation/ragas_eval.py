@@ -104,15 +104,19 @@ class LocalJudgeServer:
             "--n_ctx", str(settings.llm_context_tokens), "--n_threads", str(settings.llm_threads),
             "--seed", str(settings.seed), "--verbose", "False",
         ]  # fmt: skip
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # its log goes to a file: a pipe nobody reads would fill up and stall the server mid-run
+        self.log = settings.cache_dir / "judge_server.log"
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with self.log.open("w", encoding="utf-8") as log:
+            self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
         self._wait_until_ready()
 
     def _wait_until_ready(self) -> None:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                error = (self.process.stderr.read() if self.process.stderr else "")[-500:]
-                raise RuntimeError(f"the judge server exited at start-up: {error}")
+                error = self.log.read_text(encoding="utf-8", errors="replace")[-500:]
+                raise RuntimeError(f"the judge server exited at start-up ({self.log}): {error}")
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as reply:
                     if reply.status == 200:
@@ -141,7 +145,7 @@ class Judge:
         self.cache = cache or llm_cache(self.settings)
         self.remote = self.settings.llm_backend == "openai"
         model = self.settings.openai_model if self.remote else self.settings.llm_name
-        where = self.settings.openai_base_url or "api.openai.com" if self.remote else "llama_cpp.server, local"
+        where = (self.settings.openai_base_url or "api.openai.com") if self.remote else "llama_cpp.server, local"
         self.name = f"{model} ({where})"  # printed beside every LLM-judged score
         self.model = model
         self.server: LocalJudgeServer | None = None
