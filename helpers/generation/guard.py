@@ -60,13 +60,14 @@ def is_injection(text: str) -> bool:
 
 def check_input(question: str) -> GuardResult:
     """Drop injected sentences; block the question when no real question is left (or it is empty or too long)."""
+    # (a blocked question keeps its text, for callers that only read `.question`)
     if not any(character.isalnum() for character in question):
-        return GuardResult(True, "", message="Please type a question: this one has no words in it.")
+        return GuardResult(True, question, message="Please type a question: this one has no words in it.")
     if len(question.strip()) > MAX_QUESTION_CHARS:
         length = len(question.strip())
         return GuardResult(
             True,
-            "",
+            question,
             message=f"Please shorten the question to {MAX_QUESTION_CHARS:,} characters "
             f"(it has {length:,}); ask about one thing at a time.",
         )

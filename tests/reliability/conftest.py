@@ -60,7 +60,7 @@ def results_table() -> Iterator[None]:
     target = os.environ.get("KIT_RELIABILITY_TABLE")
     if target and ROWS:
         lines = ["| case | what happened | points before | points after |", "| --- | --- | --- | --- |"]
-        cells = [[re.sub(r"/tmp/pytest-of-[^/]+/pytest-\d+/[^/]+/", "<tmp>/", c).replace("|", "/") for c in row]
+        cells = [[re.sub(r"/tmp/pytest-of-[^/]+/pytest-\d+/[^/]+/", "TMP/", c).replace("|", "/") for c in row]
                  for row in ROWS]  # fmt: skip
         lines += [f"| {' | '.join(cell or '—' for cell in row)} |" for row in sorted(cells, key=by_area)]
         table, path = "\n".join(lines) + "\n", Path(target)
