@@ -147,6 +147,7 @@ class AblationResult:
             f"recall@{RECALL_K}": grouped[f"recall@{RECALL_K}"].mean(),
             "faithfulness": grouped.faithfulness.mean(),
             "judged": grouped.faithfulness.count(),
+            "faithfulness judge": self.judge,
             "refusal accuracy": self.summary["refusal accuracy"],
             "s / question": grouped.latency.mean(),
         })  # fmt: skip
