@@ -3,9 +3,10 @@
 closed book → dense → hybrid → + rerank → + multi-query → + follow-up rewriting, each row over the same gold
 `test` questions, answered in short-answer mode (what SQuAD EM/F1 rewards). Per question and row we keep EM,
 F1, precision, recall, recall@5 of the retrieval, ragas' non-LLM metrics, ragas faithfulness (on a seeded
-sample: ~13–50 s per judgement), the answer and the latency (retrieval as measured now + the model time of
-the real call, stored with each cached answer and paraphrase). Keeping every row per question is what makes
-the paired bootstrap possible: `significance` compares each row with the one above and with closed book.
+sample: ~13 s per judgement on an idle 2-core CPU, minutes on a busy one), the answer and the latency
+(retrieval as measured now + the model time of the real call, stored with each cached answer and paraphrase).
+Keeping every row per question is what makes the paired bootstrap possible: `significance` compares each row
+with the one above and with closed book.
 Everything reuses the kit: `RAGPipeline.ask`, `make_retriever`, `Reranked`, `MultiQueryRetriever`,
 `FollowUpRewriter`, `run_answers`/`summarize` and `evaluate_retrieval`; answers come from the on-disk cache.
 What it leaves out: the reader model (one per run; notebook 07 shows how to switch) and chunking (notebook 02).

@@ -3,7 +3,7 @@
 - Non-LLM (`non_llm_scores`, microseconds): ExactMatch, NonLLMStringSimilarity, BleuScore, RougeScore, CHRF
   of the answer against the reference, and NonLLMContextRecall of the retrieved chunks against the gold
   evidence quotes (fuzzy string matching, no model).
-- LLM-judged (`Judge.faithfulness`, ~13 s per answer with the 0.5B judge): does every statement of the
+- LLM-judged (`Judge.faithfulness`, ~13 s per answer with the 0.5B judge on an idle CPU): does every statement of the
   answer follow from the retrieved context? `Judge.answer_relevancy` is there too, with the caveat
   VERIFIED.md measured: at 0.5B it scored a right answer 0.0, so read it as a demonstration, not a number.
 The judge is reached the same way in both cases: ragas' `llm_factory` over openai's `AsyncOpenAI`, pointed
