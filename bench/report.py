@@ -248,7 +248,8 @@ def recommendation(folder: Path) -> str:
     measured = f"about **{crossing:,.0f} points**" if crossing else "a size outside the measured range"
     return (
         f"## Where embedded Qdrant stops being the right choice\n\nEmbedded (local-mode) Qdrant searches by "
-        f"brute force in Python; its query latency grows linearly with the collection ({facts}). "
+        "brute force in Python (every stored vector re-normalised and every score sorted, per query); its "
+        f"latency grows with the collection ({facts}). "
         f"It reaches the {BUDGET_MS:.0f} ms search budget at {measured} in this run (qdrant-client itself warns "
         f"above {QDRANT_WARNS:,}). Recommended limit of the embedded mode: **{EMBEDDED_LIMIT:,} chunks**; past "
         "it, run a Qdrant server (HNSW index, many processes can share it):\n\n"
@@ -284,6 +285,7 @@ def write(folder: Path) -> Path:
             f"{machine['os']}; run under nice {machine.get('nice')}.\n",
         )
     path = folder / "README.md"
+    folder.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts), encoding="utf-8")
     print(f"wrote {path}")
     return path
