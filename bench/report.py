@@ -257,6 +257,25 @@ def recommendation(folder: Path) -> str:
     )
 
 
+READING = """## Reading these numbers
+
+- The machine is shared: each section was measured at a 1-minute load average of 7-15 on 2 cores, with the
+  benchmark itself under `nice -n 5`. Sections ran one after another, so compare ratios within a section,
+  not absolute numbers across sections; a latency measured a few seconds apart can move ±50 % (search: the
+  retrievers ran one after the other, which is why hybrid can show a lower p50 than dense, of which it
+  runs a superset).
+- Thread environment: with torch's and OpenBLAS's default spinning threads, this overloaded machine ran the
+  MiniLM forward pass ~17× slower and numpy's `X @ q` ~10× slower than with `OMP_WAIT_POLICY=PASSIVE` /
+  `OPENBLAS_NUM_THREADS=1` (probes above, fresh processes). The runner sets both; the kit itself does not.
+- Embedded Qdrant: cProfile shows local mode's cosine search re-normalising every stored vector on every
+  query (`qdrant_client/local/distances.py: cosine_similarity`) and sorting every score. A DOT collection
+  on the kit's already unit-length vectors returns the same top-k (checked) 2-6× faster; that is a change
+  to `helpers.store` (distance of new collections), measured here, not made.
+- Memory: the app's peak is the two models (torch + MiniLM, the 0.5 GB GGUF mapped); the course index and
+  BM25 add nothing measurable at 1.6k chunks (the reference process peaked higher than the app).
+"""
+
+
 def write(folder: Path) -> Path:
     """Write README.md in `folder` from the JSON files there."""
     parts = [
@@ -278,6 +297,7 @@ def write(folder: Path) -> Path:
             body = f"(could not render: {type(err).__name__} {err})"
         parts.append(f"## {title}\n\n{stamp(data) if 'machine' in data else ''}\n\n{body}\n")
     parts.append(recommendation(folder))
+    parts.append(READING)
     if machine:
         parts.insert(
             2,
