@@ -14,24 +14,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from reliability_kit import ROWS, Record
+from reliability_kit import ROWS, Record, isolated_settings
 
 import helpers  # noqa: F401  (sets the offline environment first)
-from helpers.config import Settings, get_settings
+from helpers.config import Settings
 
 
 @pytest.fixture
 def rel_settings(tmp_path: Path) -> Settings:
-    """The process settings with data and caches in tmp_path, the embedded store and the tiny local LLM."""
-    return get_settings().replace(
-        data_dir=tmp_path / "data",
-        cache_dir=tmp_path / "cache",
-        corpus_dir=tmp_path / "docs",
-        llm_model="smollm2-135m",
-        llm_backend="local",
-        llm_gguf="",
-        qdrant_url="",
-    )
+    """Default settings with data, caches and corpus in tmp_path: the embedded store and the tiny local LLM."""
+    return isolated_settings(tmp_path)
 
 
 @pytest.fixture

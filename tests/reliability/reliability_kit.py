@@ -9,12 +9,20 @@ from pathlib import Path
 
 from test_parsing import write  # the same file writer as the parsing unit tests (tests/ is on sys.path)
 
-from helpers.config import Settings
+from helpers.config import Settings, get_settings
 
-__all__ = ["ROWS", "Record", "child_env", "closed_port", "make_corpus", "write"]
+__all__ = ["ROWS", "Record", "child_env", "closed_port", "isolated_settings", "make_corpus", "write"]
 
 ROWS: list[tuple[str, str, str, str]] = []  # (case, what happened, points before, points after)
 Record = Callable[..., None]
+
+
+def isolated_settings(root: Path, **changes: object) -> Settings:
+    """The defaults (not this machine's kit.toml or KIT_* variables), data and caches under root, the tiny LLM."""
+    return Settings(profile=get_settings().profile).replace(
+        data_dir=root / "data", cache_dir=root / "cache", corpus_dir=root / "docs", llm_model="smollm2-135m",
+        **changes,
+    )  # fmt: skip
 
 
 TOPICS = ["fees", "capstone", "library", "housing", "advising", "exams", "parking", "labs", "visas", "clubs"]

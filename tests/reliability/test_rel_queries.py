@@ -10,9 +10,8 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from reliability_kit import Record, write
+from reliability_kit import Record, isolated_settings, write
 
-from helpers.config import get_settings
 from helpers.corpus import load_gold
 from helpers.generation import STATUSES, build_messages, check_input
 from helpers.generation.guard import MAX_QUESTION_CHARS
@@ -38,10 +37,7 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RAGPipeline]:
     root = tmp_path_factory.mktemp("queries")
     write(root / "docs" / "fees.md", "# Fees\n\nThe application fee is $90. Tuition is $14,850 per quarter.\n")
     write(root / "docs" / "capstone.md", "# Capstone Studio\n\nCapstone teams have three to five students.\n")
-    settings = get_settings().replace(
-        data_dir=root / "data", cache_dir=root / "cache", llm_model="smollm2-135m", llm_backend="local",
-        llm_gguf="", qdrant_url="", llm_max_answer_tokens=16, llm_threads=1,
-    )  # fmt: skip
+    settings = isolated_settings(root, llm_max_answer_tokens=16, llm_threads=1)
     rag = RAGPipeline(settings)
     rag.ingest(root / "docs", progress=False)
     yield rag
