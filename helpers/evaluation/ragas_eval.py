@@ -8,7 +8,8 @@
   VERIFIED.md measured: at 0.5B it scored a right answer 0.0, so read it as a demonstration, not a number.
 The judge is reached the same way in both cases: ragas' `llm_factory` over openai's `AsyncOpenAI`, pointed
 at `OPENAI_BASE_URL` when it is set, otherwise at the kit's own GGUF served by `llama_cpp.server` on
-127.0.0.1 (a subprocess on a free port, started on the first cache miss and stopped by `close()`).
+127.0.0.1 (a subprocess on a free port, started on the first cache miss, stopped by `close()`, at exit,
+or — on Linux — by the kernel when this process dies).
 Every judgement is stored on disk keyed by the judge's name + metric + question, answer and contexts, so a
 re-run judges nothing and never starts the server. What it leaves out: ragas' `evaluate()` batch runner.
 """
@@ -16,6 +17,9 @@ re-run judges nothing and never starts the server. What it leaves out: ragas' `e
 from __future__ import annotations
 
 import asyncio
+import atexit
+import ctypes
+import signal
 import socket
 import subprocess
 import sys
@@ -82,6 +86,26 @@ def non_llm_scores(answer: str, references: Sequence[str], contexts: Sequence[st
     return run_sync(score_all())
 
 
+LINUX = sys.platform.startswith("linux")
+
+
+def _find_prctl() -> Any:
+    """glibc's prctl, resolved in the parent (nothing may be imported after fork), or None elsewhere."""
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True).prctl if LINUX else None
+    except OSError:
+        return None
+
+
+_PRCTL = _find_prctl()
+
+
+def _die_with_parent() -> None:
+    """In the server process (Linux): receive SIGTERM when the process that started it dies, even by a kill."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
 def free_port() -> int:
     """A TCP port on loopback that nothing listens on right now."""
     with socket.socket() as sock:
@@ -108,7 +132,10 @@ class LocalJudgeServer:
         self.log = settings.cache_dir / "judge_server.log"
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("w", encoding="utf-8") as log:
-            self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+            self.process = subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=log, preexec_fn=_die_with_parent if LINUX else None
+            )
+        atexit.register(self.stop)  # a kernel restart or an exception must not leave the server running
         self._wait_until_ready()
 
     def _wait_until_ready(self) -> None:
