@@ -259,11 +259,10 @@ def recommendation(folder: Path) -> str:
 
 READING = """## Reading these numbers
 
-- The machine is shared: each section was measured at a 1-minute load average of 7-15 on 2 cores, with the
-  benchmark itself under `nice -n 5`. Sections ran one after another, so compare ratios within a section,
-  not absolute numbers across sections; a latency measured a few seconds apart can move ±50 % (search: the
-  retrievers ran one after the other, which is why hybrid can show a lower p50 than dense, of which it
-  runs a superset).
+- The machine is shared: each section states its 1-minute load average at start and end (2 cores; the
+  benchmarks under `nice -n 5`). Sections ran one after another, so compare ratios within a section, not
+  absolute numbers across sections; on this machine a latency measured a few seconds apart can move ±50 %
+  (the search retrievers run one after the other, not interleaved).
 - Thread environment: with torch's and OpenBLAS's default spinning threads, this overloaded machine ran the
   MiniLM forward pass ~17× slower and numpy's `X @ q` ~10× slower than with `OMP_WAIT_POLICY=PASSIVE` /
   `OPENBLAS_NUM_THREADS=1` (probes above, fresh processes). The runner sets both; the kit itself does not.
