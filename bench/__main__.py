@@ -8,7 +8,7 @@
 Each benchmark runs in a fresh interpreter (its imports, memory and embedded Qdrant folder are its own);
 `search` and `memory` share one temporary data folder, so the course index is built once. Unless already
 set, the runner sets OMP_WAIT_POLICY=PASSIVE and OPENBLAS_NUM_THREADS=1: on a shared, overloaded machine
-spinning OpenMP / OpenBLAS threads made torch 17-36× and `X @ q` 10-60× slower (see the probes in
+spinning OpenMP / OpenBLAS threads made torch 7-36× and `X @ q` 10-60× slower (see the probes in
 `embedding.json` and `vector_scale.json`); `--threads-as-is` keeps the environment untouched.
 """
 

@@ -8,7 +8,7 @@ alternating the two. The ratio wrapper/bare is what the wrapper costs (1.0 = not
 two are checked equal. Tokens are word pieces the model saw (truncated at its 256 maximum).
 `wait_policy_probe` times the bare model in fresh processes with torch's default 2 threads, with OpenMP's
 PASSIVE wait policy, and with 1 thread: on a shared, overloaded machine spinning OpenMP threads made the
-forward pass 17-36× slower (measured 2026-11-23), which is why the runner sets OMP_WAIT_POLICY=PASSIVE.
+forward pass 7-36× slower (measured 2026-11-23), which is why the runner sets OMP_WAIT_POLICY=PASSIVE.
 What it leaves out: the cache (see `ingest`), OpenAI embeddings, GPUs.
 
     .venv/bin/python -m bench.embedding [--smoke]
@@ -79,14 +79,20 @@ class BareMiniLM:
         return out
 
 
-def best_of(function, repeats: int) -> tuple[float, object]:
-    """The shortest of `repeats` runs of `function()` (the least disturbed by other processes), and its result."""
-    best, result = float("inf"), None
+def best_of_pair(first, second, repeats: int) -> tuple[float, object, float, object]:
+    """Run `first()` and `second()` alternately `repeats` times; the shortest time and result of each.
+
+    Alternating exposes both to the same moments of a shared machine's load; the shortest run is the least
+    disturbed one.
+    """
+    best = [float("inf"), float("inf")]
+    results: list[object] = [None, None]
     for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        for slot, function in enumerate((first, second)):
+            start = time.perf_counter()
+            results[slot] = function()
+            best[slot] = min(best[slot], time.perf_counter() - start)
+    return best[0], results[0], best[1], results[1]
 
 
 def measure(texts: list[str], batches: tuple[int, ...], repeats: int) -> dict[str, object]:
@@ -102,8 +108,9 @@ def measure(texts: list[str], batches: tuple[int, ...], repeats: int) -> dict[st
         kit = Embedder(settings.replace(embed_batch_size=batch), use_cache=False)
         kit.load()
         kit.embed_texts(texts[:2]), bare.embed(texts[:2], batch)  # warm-up (first-call allocations)
-        kit_s, kit_vectors = best_of(lambda kit=kit: kit.embed_texts(texts), repeats)
-        bare_s, bare_vectors = best_of(lambda batch=batch: bare.embed(texts, batch), repeats)
+        kit_s, kit_vectors, bare_s, bare_vectors = best_of_pair(
+            lambda kit=kit: kit.embed_texts(texts), lambda batch=batch: bare.embed(texts, batch), repeats
+        )
         row = {
             "batch": batch,
             "kit_chunks_per_s": round(len(texts) / kit_s, 1),
