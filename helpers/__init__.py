@@ -2,7 +2,8 @@
 
 Importing it makes the process offline-safe before any library starts: Hugging Face libraries are
 told not to reach the hub, and tiktoken reads the BPE files that llama-index-core ships instead of
-downloading them.
+downloading them. OpenMP threads (torch and llama.cpp both use libgomp) sleep instead of spinning while
+they wait, which keeps a 2-core laptop responsive when two processes compute at once.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ def _offline_environment() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+    # Spinning OpenMP threads made a 0.5B answer 3-4x slower with a second process busy (bench/results):
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     spec = importlib.util.find_spec("llama_index.core")
     if spec is not None and spec.submodule_search_locations:
         cache = Path(next(iter(spec.submodule_search_locations))) / "_static" / "tiktoken_cache"
