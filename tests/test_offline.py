@@ -36,3 +36,14 @@ def test_cli_ask_answers_with_citation_without_network() -> None:
     cited = re.findall(r"^ \*\[\d+\] (\S+?),", result.stdout, flags=re.MULTILINE)
     assert cited, f"the answer cites no passage:\n{result.stdout}"
     assert all(source in corpus for source in cited), f"a citation points outside the corpus:\n{result.stdout}"
+
+
+def test_importing_the_kit_sets_an_offline_and_quiet_environment() -> None:
+    """A fresh interpreter that imports helpers gets offline hubs, the shipped BPE cache and passive OpenMP waits."""
+    code = (
+        "import os, helpers; "
+        "print(os.environ['HF_HUB_OFFLINE'], os.environ['OMP_WAIT_POLICY'], 'TIKTOKEN_CACHE_DIR' in os.environ)"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "OMP_WAIT_POLICY", "TIKTOKEN_CACHE_DIR")}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["1", "PASSIVE", "True"], result.stderr
