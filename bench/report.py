@@ -265,7 +265,9 @@ READING = """## Reading these numbers
   (the search retrievers run one after the other, not interleaved).
 - Thread environment: with torch's and OpenBLAS's default spinning threads, this overloaded machine ran the
   MiniLM forward pass 7-36× slower and numpy's `X @ q` 10-60× slower than with `OMP_WAIT_POLICY=PASSIVE` /
-  `OPENBLAS_NUM_THREADS=1` (probes above and earlier runs that day). The runner sets both; the kit does not.
+  `OPENBLAS_NUM_THREADS=1` (probes above and earlier runs that day). The runner sets both; `import helpers` sets
+  `OMP_WAIT_POLICY=PASSIVE` too (unless you set it), which cut a 481-token local answer
+  from 8.9-12.5 s to 2.3-3.5 s at load 3.
 - Embedded Qdrant: cProfile shows local mode's cosine search re-normalising every stored vector on every
   query (`qdrant_client/local/distances.py: cosine_similarity`) and sorting every score. A DOT collection
   on the kit's already unit-length vectors returns the same top-k (checked) 2-6× faster; that is a change
