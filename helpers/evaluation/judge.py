@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import pandas as pd
 from pydantic import BaseModel, Field
@@ -23,13 +23,16 @@ from helpers.enrich import validate_json
 from helpers.generation import Completion, LLMError
 from helpers.query.cache import DiskCache, prompt_key
 
+Score = Literal[1, 2, 3, 4, 5]
+
 
 class RubricScore(BaseModel):
     """The judge's verdict on one answer."""
 
-    accuracy: int = Field(ge=1, le=5, description="1 = wrong, 5 = agrees with the reference")
-    completeness: int = Field(ge=1, le=5, description="1 = misses most of it, 5 = says all the reference says")
-    relevance: int = Field(ge=1, le=5, description="1 = off topic, 5 = answers exactly what was asked")
+    # an enum, not ge/le: llama.cpp's grammar enforces an enum, not an integer's bounds (the judge wrote scores > 5)
+    accuracy: Score = Field(description="1 = wrong, 5 = agrees with the reference")
+    completeness: Score = Field(description="1 = misses most of it, 5 = says all the reference says")
+    relevance: Score = Field(description="1 = off topic, 5 = answers exactly what was asked")
     reason: str = Field(max_length=160, description="one short sentence, at most 20 words")
 
 
