@@ -133,8 +133,10 @@ def best_strategy(table: pd.DataFrame, by: str = f"recall in {CONTEXT_BUDGET} to
     return str(ranked.iloc[0]["strategy"])
 
 
-def question_subset(questions: Sequence[Question], per_category: int, seed: int = 0) -> list[Question]:
-    """A seeded, stratified subset: at most `per_category` questions of each category, in the original order."""
+def question_subset(questions: Sequence[Question], per_category: int | None, seed: int = 0) -> list[Question]:
+    """A seeded, stratified subset: at most `per_category` questions of each category (None: all), in order."""
+    if per_category is None:
+        return list(questions)
     by_category: dict[str, list[Question]] = {}
     for question in questions:
         by_category.setdefault(question.category, []).append(question)

@@ -51,8 +51,7 @@ RECALL_K = 5
 
 def profile_questions(questions: Sequence[Question], profile: str, seed: int = 0) -> list[Question]:
     """Every question in `full`; a seeded subset stratified by category in `ci`."""
-    per_category = BUDGETS[profile]["per_category"]
-    return list(questions) if per_category is None else question_subset(questions, per_category, seed)
+    return question_subset(questions, BUDGETS[profile]["per_category"], seed)
 
 
 class FollowUpQuery:

@@ -137,8 +137,7 @@ def profile_questions(questions: Sequence[Question], profile: str, seed: int = 0
     """All questions in `full`; a seeded subset with at most 3 per category in `ci`."""
     from helpers.chunking.compare import question_subset
 
-    per_category = BUDGETS[profile]["per_category"]
-    return list(questions) if per_category is None else question_subset(questions, per_category, seed)
+    return question_subset(questions, BUDGETS[profile]["per_category"], seed)
 
 
 def rerankable(questions: Sequence[Question], retriever: Retriever, depth: int) -> list[Question]:
