@@ -94,7 +94,7 @@ def _make_questions(args: argparse.Namespace) -> int:
     if not chunks:
         print(f"error: no readable documents in {args.docs}", file=sys.stderr)
         return 1
-    writer = QAWriter()
+    writer = QAWriter(style=args.style)
     try:
         pairs = apply_filters(writer.write_all(sample_chunks(chunks, args.n, seed=args.seed), progress=not args.quiet))
     finally:
@@ -143,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--n", type=int, default=50, help="chunks to write a question about (before filtering)")
     make.add_argument("--out", required=True, help="the .jsonl file to write (question, answer, source, chunk_id)")
     make.add_argument("--seed", type=int, default=0, help="which chunks are sampled")
+    make.add_argument("--style", choices=("answer_first", "free"), default="answer_first",
+                      help="answer_first (default): the kit picks the answer, the LLM writes the question")  # fmt: skip
     make.add_argument("--quiet", action="store_true", help="no progress bars")
     make.set_defaults(run=_make_questions)
     sub.add_parser("config", help="print the configuration").set_defaults(run=lambda a: show() or 0)

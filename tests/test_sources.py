@@ -34,7 +34,8 @@ def test_routing_questions_are_labelled_with_known_actions() -> None:
 
 
 def test_keyword_planner_on_the_labelled_questions() -> None:
-    accuracy, rows = routing_accuracy(KeywordPlanner(), ROUTING)
+    dev = [r for r in ROUTING if r["split"] == "dev"]  # the rules were written on dev; test is held out
+    accuracy, rows = routing_accuracy(KeywordPlanner(), dev)
     assert accuracy >= 0.7, [r for r in rows if not r["correct"]]
     plan = KeywordPlanner().plan
     assert plan("What is the application fee for the MS program?") == {"search_kb"}
@@ -56,12 +57,14 @@ class FakePlannerLLM:
 
 
 def test_llm_planner_validates_and_falls_back(tmp_path, tmp_settings) -> None:
-    fake = FakePlannerLLM({"Which track am I in?": '{"actions": ["use_profile"]}',
-                           "When is it due?": '{"actions": ["ask_followup", "search_kb"]}',
-                           "Bad action?": '{"actions": ["delete_everything"]}'})  # fmt: skip
+    fake = FakePlannerLLM({"Q: Which track am I in?": '{"route": "my_profile"}',
+                           "Q: When is it due?": '{"route": "too_vague"}',
+                           "Q: My GPA vs the scholarship?": '{"route": "program+my_documents"}',
+                           "Q: Bad action?": '{"route": "delete_everything"}'})  # fmt: skip
     planner = LLMPlanner(lambda: fake, tmp_settings, DiskCache(tmp_path / "c"))
     assert planner.plan("Which track am I in?") == {"use_profile"}
-    assert planner.plan("When is it due?") == {"ask_followup"}  # ask_followup stands alone
+    assert planner.plan("When is it due?") == {"ask_followup"}
+    assert planner.plan("My GPA vs the scholarship?") == {"search_kb", "search_student_docs"}
     assert planner.plan("Bad action?") == KeywordPlanner().plan("Bad action?") and planner.fallbacks == 1
 
 
@@ -102,3 +105,29 @@ def test_aggregation_from_payload_values_is_complete(pipeline) -> None:
     assert store.count() == len(rows)
     for q in AGGREGATION_QUESTIONS:
         assert distinct_values(store, q.field, q.where) == expected_values(rows, q.field, q.where) != []
+
+
+def test_the_llm_planners_routes_cover_exactly_the_schema() -> None:
+    from typing import get_args
+
+    from helpers.sources.planner import ROUTES, Route
+
+    assert set(ROUTES) == set(get_args(Route))
+    assert all(set(actions) <= set(ACTIONS) for actions in ROUTES.values())
+    assert {a for actions in ROUTES.values() for a in actions} == set(ACTIONS)
+
+
+def test_scope_from_the_question_and_the_profile() -> None:
+    from helpers.sources.filters import derive_scope, list_field, query_hint
+
+    rows, amara = schedule_rows(), load_profiles()["s01"]
+    scope = derive_scope("Which courses meet on Tuesdays in fall 2026?", amara, rows)
+    assert scope.where == {"days": "Tue", "term": "Autumn 2026"} and scope.from_profile == ()
+    mine = derive_scope("Which online courses run in my first term, and what does my track require?", amara, rows)
+    assert mine.conditions == {"term": amara.term, "modality": "online", "track": amara.track}
+    assert set(mine.from_profile) == {"term", "track"} and amara.track in query_hint("q", mine)
+    assert derive_scope("Which courses does Lindqvist teach next winter?", None, rows).where == {
+        "instructor": "Dr. Hannah Lindqvist", "term": "Winter 2027"}  # fmt: skip
+    assert derive_scope("What is the application fee?", amara, rows).conditions == {}
+    assert list_field("Which instructors teach in Winter 2027?") == "instructor"
+    assert list_field("List all the tracks of the MS program.") is None

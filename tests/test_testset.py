@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers.byod import load_questions
 from helpers.generation import Completion
 from helpers.query.cache import DiskCache
@@ -16,9 +18,11 @@ from helpers.testset import (
     QAWriter,
     Review,
     agreement,
+    answer_candidates,
     apply_filters,
     as_questions,
     copied,
+    grounded,
     reasons,
     sample_chunks,
     save_jsonl,
@@ -76,14 +80,27 @@ class FakeJSONLLM:
 
 def test_writer_validates_and_caches_every_reply(tmp_path, tmp_settings) -> None:
     fake = FakeJSONLLM()
-    writer = QAWriter(lambda: fake, tmp_settings, DiskCache(tmp_path / "cache"))
+    writer = QAWriter(lambda: fake, tmp_settings, DiskCache(tmp_path / "cache"), style="free")
     chunk = Hit("c1", CHUNK, {"source": "web/admissions.html", "title": "Admissions"})
     first = writer.write(chunk)
-    again = QAWriter(lambda: fake, tmp_settings, DiskCache(tmp_path / "cache")).write(chunk)
+    again = QAWriter(lambda: fake, tmp_settings, DiskCache(tmp_path / "cache"), style="free").write(chunk)
     assert (first.question, first.answer) == (again.question, again.answer) == (
         "How much is the application fee for 2027 entry?", "$90")  # fmt: skip
     assert fake.calls == 1  # the second writer read the disk cache
     assert apply_filters([first])[0].kept
+
+
+def test_answer_first_picks_a_span_of_the_chunk_and_asks_only_for_the_question(tmp_path, tmp_settings) -> None:
+    text = "Tuition is $1,245 per unit. Orientation runs September 21, 2026 in MDC 110; ADS 501 needs 4 units."
+    assert answer_candidates(text) == ["$1,245 per unit", "September 21, 2026", "MDC 110", "ADS 501", "4 units"]
+    fake = FakeJSONLLM()
+    writer = QAWriter(lambda: fake, tmp_settings, DiskCache(tmp_path / "cache"))
+    made = writer.write(Hit("c2", text, {"source": "web/tuition.html"}))
+    assert made.answer in answer_candidates(text) and grounded(made)  # the kit's span, not the model's "$90"
+    assert made.question == "How much is the application fee for 2027 entry?"
+    assert writer.write(Hit("c3", "No figures here at all. " * 10, {"source": "x"})).answer == "$90"  # free
+    with pytest.raises(ValueError, match="style"):
+        QAWriter(lambda: fake, tmp_settings, style="creative")
 
 
 def test_saved_jsonl_is_what_the_eval_command_reads(tmp_path) -> None:
@@ -93,6 +110,7 @@ def test_saved_jsonl_is_what_the_eval_command_reads(tmp_path) -> None:
     assert record["question"] == pairs[0].question and record["source"] == "web/admissions.html"
     loaded = load_questions(path)
     assert [(q.question, q.answer) for q in loaded] == [(pairs[0].question, "$90")]
+    assert loaded[0].evidence[0].doc == "web/admissions.html" and "$90" in loaded[0].evidence[0].quote
     question = as_questions(pairs)[0]
     assert question.evidence[0].quote.startswith("The application fee") and "$90" in question.evidence[0].quote
 

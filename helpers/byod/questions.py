@@ -5,7 +5,9 @@ set, so every metric works on them). An answer may list acceptable alternatives 
 ("$40; forty dollars"); in JSONL it may also be a list. An optional `id` column names each question.
 Every problem — a missing file, a missing column, an empty file, a bad line — raises `ByodError` with a
 message that names the file (and the line), never a traceback from deep inside a parser.
-What it leaves out: evidence (which document holds the answer) — answer-in-top-k stands in for it.
+Optional `source` and `evidence` columns (the file and the sentence that holds the answer, as
+`make-questions` writes them) become the question's evidence, so retrieval metrics work on the file too.
+What it leaves out: several evidence quotes per question.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.byod.ingest import ByodError
-from helpers.corpus import Question
+from helpers.corpus import Evidence, Question
 
 FORMATS = (".csv", ".jsonl")
 REQUIRED = ("question", "answer")
@@ -81,7 +83,10 @@ def load_questions(path: str | Path) -> list[Question]:
             if not text or not answers:
                 raise ByodError(f"{path}, line {line}: {'the question' if not text else 'the answer'} is empty")
             qid = str(record.get("id") or "").strip() or f"q{len(questions) + 1:03d}"
-            questions.append(Question(qid, text, answers[0], "user", "user", answer_variants=tuple(answers[1:])))
+            quote, source = str(record.get("evidence") or "").strip(), str(record.get("source") or "").strip()
+            evidence = (Evidence(source, quote),) if quote and source else ()
+            questions.append(Question(qid, text, answers[0], "user", "user", answer_variants=tuple(answers[1:]),
+                                      evidence=evidence))  # fmt: skip
     except UnicodeDecodeError:
         raise ByodError(f"{path} is not UTF-8 text; save it as UTF-8 (CSV UTF-8 in a spreadsheet)") from None
     except csv.Error as err:

@@ -12,7 +12,7 @@ from helpers.config import REPO_ROOT
 from helpers.sources.aggregate import QUESTIONS as AGGREGATION_QUESTIONS
 from helpers.sources.aggregate import distinct_values, expected_values, schedule_rows, store_rows, topk_recall
 from helpers.sources.context import compile_context
-from helpers.sources.planner import ACTIONS, KeywordPlanner, LLMPlanner, PlanReply, routing_accuracy
+from helpers.sources.planner import ACTIONS, KeywordPlanner, LLMPlanner, RouteReply, routing_accuracy
 from helpers.sources.students import Profile, StudentDocs, load_profiles, student_filter
 
 ROUTING_PATH = REPO_ROOT / "course_data" / "gold" / "routing.jsonl"
@@ -28,8 +28,8 @@ __all__ = [
     "AGGREGATION_QUESTIONS",
     "KeywordPlanner",
     "LLMPlanner",
-    "PlanReply",
     "Profile",
+    "RouteReply",
     "StudentDocs",
     "compile_context",
     "distinct_values",

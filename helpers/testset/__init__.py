@@ -12,7 +12,7 @@ Command line: `python -m helpers make-questions --docs FOLDER --n 50 --out FILE`
 from helpers.testset.agreement import agreement, second_pass
 from helpers.testset.export import as_questions, records, save_jsonl
 from helpers.testset.filters import apply_filters, copied, grounded, reasons, standalone
-from helpers.testset.generate import Generated, QAPair, QAWriter, corpus_chunks, sample_chunks
+from helpers.testset.generate import Generated, QAPair, QAWriter, answer_candidates, corpus_chunks, sample_chunks
 from helpers.testset.review import Review
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "QAWriter",
     "Review",
     "agreement",
+    "answer_candidates",
     "apply_filters",
     "as_questions",
     "copied",

@@ -1,7 +1,8 @@
 """Generated pairs out of the kit: JSONL in the format `python -m helpers eval` reads, and gold-style Questions.
 
-`save_jsonl(pairs, path)` writes one {"id", "question", "answer", "source", "chunk_id"} object per line (the
-questions loader of helpers.byod needs only question and answer; the rest says where each pair came from).
+`save_jsonl(pairs, path)` writes one {"id", "question", "answer", "source", "chunk_id", "evidence"} object per
+line (the questions loader of helpers.byod needs only question and answer; with source and evidence — the
+sentence that holds the answer — it also scores retrieval; chunk_id says which chunk the pair came from).
 `as_questions(pairs)` turns pairs into the gold set's `Question` type with one evidence quote — the sentence
 of the chunk that holds the answer — so `evaluate_retrieval` scores generated and hand-written questions alike.
 """
@@ -23,7 +24,7 @@ def records(pairs: Sequence[Generated], prefix: str = "gen") -> list[dict[str, s
     """The pairs as plain JSON objects, numbered."""
     return [
         {"id": f"{prefix}-{i:03d}", "question": p.question, "answer": p.answer, "source": p.source,
-         "chunk_id": p.chunk_id}
+         "chunk_id": p.chunk_id, "evidence": answer_sentence(p.chunk_text, p.answer)}
         for i, p in enumerate(pairs, start=1)
     ]  # fmt: skip
 

@@ -4,6 +4,13 @@ What it does: `corpus_chunks(folder)` parses and chunks a folder as the kit inge
 n of them (seeded, long enough to ask about, spread over as many documents as possible); `QAWriter` asks the
 LLM for one {"question", "answer"} JSON object per chunk — the schema is a grammar for llama.cpp, the reply is
 validated with pydantic, and every reply is cached on disk keyed by model + prompt, so a re-run asks nothing.
+Two ways to ask (`QAWriter(style=...)`):
+  "free"          the model picks the answer and writes the question — a 0.5B model mostly writes "What is the
+                  purpose of …?" with an answer in its own words, which the grounding filter then rejects;
+  "answer_first"  the kit picks the answer span first (a money amount, date, time, number with its unit, course
+                  code or room; `answer_candidates`) and the model only writes a question for it — grounded by
+                  construction (answer-aware question generation); a chunk without such a span falls back to
+                  "free". The default: on 60 course chunks it kept 22 pairs where "free" kept 5 (notebook 11).
 What it leaves out: judging the pairs (filters.py does that) and several questions per chunk.
 """
 
@@ -11,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +51,39 @@ SYSTEM_PROMPT = (
     'about, and never mention "the passage" or "the text". Use your own words, do not copy a sentence. '
     'Reply with JSON only: {"question": "...", "answer": "..."}'
 )
+
+
+ANSWER_FIRST_PROMPT = (
+    "You write questions for a test about a university program's documents. You get a passage and an answer "
+    "taken from it. Write one question a student could ask whose answer is exactly that answer. Say what the "
+    'question is about in its own words, never mention "the passage", and do not put the answer in it. '
+    'Example: for the answer "$90" in "The application fee is $90 and cannot be waived." write '
+    '{"question": "How much is the application fee?"}. Reply with JSON only: {"question": "..."}'
+)
+STYLES = ("free", "answer_first")
+CANDIDATE = re.compile(
+    r"\$\d[\d,]*(?:\.\d\d)?(?: per \w+)?"  # $1,245 per unit
+    r"|\b(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}"
+    r"(?:, \d{4})?"  # September 24, 2026
+    r"|\b\d{1,2}(?::\d\d)? ?(?:am|pm)\b"  # 9:00 am
+    r"|\bADS \d{3}[A-Z]?\b"  # ADS 631
+    r"|\b[A-Z]{2,4} ?[A-Z]?\d{2,3}\b"  # QEB 240, BWL 110
+    r"|\b\d+(?:\.\d+)? (?:units?|credits?|weeks?|days?|hours?|GPU-hours|students|percent|%|pages|minutes)\b"
+)
+
+
+class QuestionOnly(BaseModel):
+    """What the LLM writes when the answer is given."""
+
+    question: str = Field(max_length=200)
+
+
+def answer_candidates(text: str) -> list[str]:
+    """Short factual spans of the text a question can be asked about, in order of appearance, without repeats."""
+    seen: dict[str, None] = {}
+    for match in CANDIDATE.finditer(text[:MAX_PASSAGE_CHARS]):
+        seen.setdefault(match.group(0).strip(), None)
+    return list(seen)
 
 
 @dataclass
@@ -110,8 +151,10 @@ class QAWriter:
     """Asks a JSON-capable LLM for a pair per chunk; every reply cached on disk (the model loads on the first miss)."""
 
     def __init__(self, make_llm: Callable[[], Any] | None = None, settings: Settings | None = None,
-                 cache: DiskCache | None = None) -> None:  # fmt: skip
-        self.settings = settings or get_settings()
+                 cache: DiskCache | None = None, style: str = "answer_first") -> None:  # fmt: skip
+        if style not in STYLES:
+            raise ValueError(f"style must be one of {STYLES}, got {style!r}")
+        self.settings, self.style = settings or get_settings(), style
         self._make = make_llm or (lambda: _json_llm(self.settings))
         self._llm: Any = None
         self.cache = cache or llm_cache(self.settings)
@@ -123,24 +166,41 @@ class QAWriter:
             self._llm = self._make()
         return self._llm
 
-    def ask(self, messages: list[dict[str, str]]) -> tuple[QAPair | None, float]:
-        """One JSON reply, validated (None if it does not validate), and the real model seconds."""
-        key = prompt_key(self.settings.llm_name, {"json": messages, "schema": SCHEMA, "max_tokens": MAX_TOKENS})
+    def ask(self, messages: list[dict[str, str]], model: type[BaseModel] = QAPair) -> tuple[Any, float]:
+        """One JSON reply, validated against `model` (None if it does not validate), and the real model seconds."""
+        schema = model.model_json_schema()
+        key = prompt_key(self.settings.llm_name, {"json": messages, "schema": schema, "max_tokens": MAX_TOKENS})
         stored = self.cache.get(key)
         if stored is None:
-            completion = self.llm.chat_json(messages, SCHEMA, MAX_TOKENS)
+            completion = self.llm.chat_json(messages, schema, MAX_TOKENS)
             stored = {"text": completion.text, "seconds": completion.seconds}
             self.cache.put(key, stored)
         try:
-            return QAPair.model_validate(json.loads(stored["text"], strict=False)), float(stored["seconds"])
+            return model.model_validate(json.loads(stored["text"], strict=False)), float(stored["seconds"])
         except (json.JSONDecodeError, ValidationError):
             return None, float(stored["seconds"])
 
     def write(self, chunk: Hit) -> Generated:
         """The pair the LLM writes about one chunk (empty question and answer if its reply is unusable)."""
+        return self.write_for_answer(chunk) if self.style == "answer_first" else self.write_free(chunk)
+
+    def write_free(self, chunk: Hit) -> Generated:
+        """The LLM picks the answer and writes the question."""
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": passage(chunk)}]
         pair, seconds = self.ask(messages)
         question, answer = (pair.question.strip(), pair.answer.strip()) if pair else ("", "")
+        return Generated(question, answer, chunk.node_id, chunk.source, chunk.text, seconds=seconds)
+
+    def write_for_answer(self, chunk: Hit) -> Generated:
+        """The kit picks the answer span (seeded by the chunk id), the LLM writes a question for it ("free" if none)."""
+        candidates = answer_candidates(chunk.text)
+        if not candidates:
+            return self.write_free(chunk)
+        answer = random.Random(chunk.node_id).choice(candidates)
+        user = f"{passage(chunk)}\n\nAnswer: {answer}"
+        messages = [{"role": "system", "content": ANSWER_FIRST_PROMPT}, {"role": "user", "content": user}]
+        reply, seconds = self.ask(messages, QuestionOnly)
+        question = reply.question.strip() if reply else ""
         return Generated(question, answer, chunk.node_id, chunk.source, chunk.text, seconds=seconds)
 
     def write_all(self, chunks: Sequence[Hit], progress: bool = True) -> list[Generated]:

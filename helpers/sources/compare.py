@@ -1,0 +1,57 @@
+"""Planners side by side (notebook 11): routing accuracy per split, and answer F1 with each planner's plans.
+
+`routing_table(planners, records)` scores each planner's plans against the labels on dev, test and all
+questions; `answer_table(assistant, planners, records)` answers every question with each planner (the LLM
+answer cache makes repeated contexts free) and reports F1, asked-back rates and seconds per question.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from helpers.evaluation.answers import f1_score
+from helpers.sources.assistant import SourcedAnswer, SourcesAssistant, score_answers
+from helpers.sources.planner import Planner, routing_accuracy
+
+
+def routing_table(planners: Sequence[Planner], records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Accuracy of each planner on each split and on all questions."""
+    splits = sorted({str(r["split"]) for r in records})
+    rows = []
+    for planner in planners:
+        row: dict[str, Any] = {"planner": planner.name}
+        for split in [*splits, "all"]:
+            subset = [dict(r) for r in records if split in ("all", r["split"])]
+            row[f"{split} ({len(subset)})"] = round(routing_accuracy(planner, subset)[0], 3)
+        row["invalid replies (fell back)"] = getattr(planner, "fallbacks", 0)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("planner")
+
+
+def answer_table(assistant: SourcesAssistant, planners: Sequence[Planner], records: Sequence[Mapping[str, Any]]
+                 ) -> tuple[pd.DataFrame, dict[str, list[SourcedAnswer]]]:  # fmt: skip
+    """Answer F1 and asked-back rates per planner, and every answer by planner name."""
+    rows, answers = [], {}
+    for planner in planners:
+        start = time.perf_counter()
+        got = [assistant.answer(r["question"], r["student_id"], planner) for r in records]
+        answers[planner.name] = got
+        seconds = (time.perf_counter() - start) / max(len(records), 1)
+        accuracy = routing_accuracy(planner, [dict(r) for r in records])[0]
+        rows.append({"planner": planner.name, "routing accuracy": accuracy, **score_answers(got, records),
+                     "seconds / question": seconds})  # fmt: skip
+    return pd.DataFrame(rows).set_index("planner").round(3), answers
+
+
+def answers_frame(answers: Sequence[SourcedAnswer], records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per question: the plan, the scope, the answer, the reference and F1."""
+    return pd.DataFrame([
+        {"question": a.question, "plan": " + ".join(sorted(a.plan)), "scope": a.scope.conditions or "",
+         "answer": a.text, "reference": r["answer"], "F1": round(f1_score(a.text, [r["answer"]]), 2) if r["answer"]
+         else float(a.asked_back)}
+        for a, r in zip(answers, records, strict=True)
+    ])  # fmt: skip
