@@ -185,3 +185,8 @@ def test_make_retriever_over_a_real_store(tmp_settings: Settings, tiny_corpus: P
             make_retriever("hybrid", pipeline, weight=0.5)
     finally:
         pipeline.close()
+
+
+def test_bm25_on_an_empty_collection_finds_nothing() -> None:
+    empty = BM25Retriever([])
+    assert empty.retrieve("application fee", 3) == [] and len(empty.scores("fee")) == 0

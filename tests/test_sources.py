@@ -131,3 +131,53 @@ def test_scope_from_the_question_and_the_profile() -> None:
     assert derive_scope("What is the application fee?", amara, rows).conditions == {}
     assert list_field("Which instructors teach in Winter 2027?") == "instructor"
     assert list_field("List all the tracks of the MS program.") is None
+
+
+class FakeAnswerLLM:
+    """Stands in for the local model in this unit test only: records each prompt and answers "ok"."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def chat(self, messages, max_tokens) -> Completion:
+        self.prompts.append(messages[-1]["content"])
+        return Completion("ok", 1, 1, 0.01)
+
+
+class FixedPlanner:
+    """A planner that always returns the same actions (for this test)."""
+
+    name = "fixed"
+
+    def __init__(self, *actions: str) -> None:
+        self.actions = frozenset(actions)
+
+    def plan(self, question: str) -> frozenset[str]:
+        return self.actions
+
+
+def test_the_assistant_follows_the_plan_and_the_scope(pipeline, tiny_corpus) -> None:
+    from helpers.sources.assistant import SourcesAssistant, score_answers
+
+    pipeline.ingest(tiny_corpus, progress=False)
+    students, rows, fake = StudentDocs(pipeline), schedule_rows(), FakeAnswerLLM()
+    students.ingest()
+    schedule = store_rows(pipeline, rows)
+    assistant = SourcesAssistant(pipeline, students, schedule, load_profiles(), fake, rows)
+    vague = assistant.answer("How much is it?", "s01", FixedPlanner("ask_followup"))
+    assert vague.asked_back and fake.prompts == []  # no search, no LLM call
+    listed = assistant.answer("Which courses meet on Tuesdays in Autumn 2026?", "s01", FixedPlanner("list_values"))
+    assert listed.from_payload and listed.text == ", ".join(expected_values(rows, "course", listed.scope.where))
+    assert fake.prompts == []
+    count = assistant.answer("How many sections are there in Summer 2027?", "s02", FixedPlanner("list_values"))
+    assert count.text == str(sum(r["term"] == "Summer 2027" for r in rows))
+    fee = assistant.answer("What is the application fee?", "s01", FixedPlanner("search_kb"))
+    assert fee.text == "ok" and "PROGRAM INFORMATION" in fake.prompts[-1] and "STUDENT" not in fake.prompts[-1]
+    mine = assistant.answer("What was my GPA?", "s02", FixedPlanner("search_student_docs", "use_profile"))
+    assert "Lucas Brandt" in mine.context and "Amara" not in mine.context and "PROGRAM" not in mine.context
+    records = [{"answer": ""}, {"answer": "ADS 501, ADS 510"}, {"answer": "x"}, {"answer": "y"}, {"answer": "z"}]
+    scores = score_answers([vague, listed, count, fee, mine], records)
+    assert scores["vague asked back"] == 1.0 and scores["answerable asked back"] == 0.0
+    plain = SourcesAssistant(pipeline, students, schedule, load_profiles(), fake, rows, use_scope=False)
+    unscoped = plain.answer("Which courses meet on Tuesdays in Autumn 2026?", "s01", FixedPlanner("list_values"))
+    assert not unscoped.from_payload and unscoped.text == "ok"  # without the scope: top-k chunks and the LLM

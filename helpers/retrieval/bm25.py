@@ -61,7 +61,8 @@ class BM25Retriever:
         self.tokenizer = tokenizer
         texts = list(texts) if texts is not None else [chunk.text for chunk in self.chunks]
         self.index = bm25s.BM25(k1=k1, b=b)
-        self.index.index([tokenizer(text) for text in texts], show_progress=False)
+        if self.chunks:  # bm25s cannot index nothing; an empty collection simply finds nothing
+            self.index.index([tokenizer(text) for text in texts], show_progress=False)
 
     @classmethod
     def from_store(cls, store: KitStore, **params: Any) -> BM25Retriever:
@@ -71,6 +72,8 @@ class BM25Retriever:
 
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every chunk for `query` (zeros if no query word is in the corpus)."""
+        if not self.chunks:
+            return np.zeros(0, dtype=np.float32)
         ids = self.index.get_tokens_ids(self.tokenizer(query))  # words never seen in the corpus are dropped
         if not ids:
             return np.zeros(len(self.chunks), dtype=np.float32)
