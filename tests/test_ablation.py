@@ -102,6 +102,18 @@ def test_ablation_table_has_p_values() -> None:
     assert table.loc["dense", "p vs previous (F1)"] == 0.0 and np.isnan(table.loc["closed book", "p vs previous (F1)"])
 
 
+def test_p_values_compare_with_the_row_a_configuration_builds_on() -> None:
+    result = _result()
+    extra = result.per_question[result.per_question.configuration == "dense"].assign(configuration="+ detour")
+    worse = extra.assign(configuration="+ on dense", f1=0.9)
+    result.per_question = pd.concat([result.per_question, extra.assign(f1=0.1), worse], ignore_index=True)
+    result.builds_on = {"+ on dense": "dense"}
+    table = result.table()
+    assert table.loc["+ on dense", "builds on"] == "dense" and table.loc["+ detour", "builds on"] == "dense"
+    sig = result.significance()  # paired with dense, not with "+ detour" right above it
+    assert set(sig[sig.configuration == "+ on dense"].against) == {"dense", "closed book"}
+
+
 def test_report_export_writes_three_files(tmp_path: Path, tmp_settings) -> None:
     paths = export_report(_result(), tmp_settings, tmp_path)
     assert set(paths) == {"markdown", "html", "csv"} and all(

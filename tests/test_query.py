@@ -6,7 +6,7 @@ from pathlib import Path
 
 from helpers.corpus import Question
 from helpers.query import (
-    CachedLLM,
+    CachedCompleter,
     DiskCache,
     FollowUpRewriter,
     MultiQueryRetriever,
@@ -39,8 +39,8 @@ class FakeLLM:
         return Completion(self.reply, 1, 1, 0.0)
 
 
-def cached(fake: FakeLLM, folder: Path) -> CachedLLM:
-    return CachedLLM(lambda: fake, "fake", DiskCache(folder))
+def cached(fake: FakeLLM, folder: Path) -> CachedCompleter:
+    return CachedCompleter(lambda: fake, "fake", DiskCache(folder))
 
 
 def hit(node_id: str) -> Hit:
@@ -50,13 +50,14 @@ def hit(node_id: str) -> Hit:
 def test_cache_serves_the_second_call_and_builds_the_model_lazily(tmp_path: Path) -> None:
     fake = FakeLLM("hello")
     built = []
-    llm = CachedLLM(lambda: built.append(1) or fake, "fake", DiskCache(tmp_path))
+    llm = CachedCompleter(lambda: built.append(1) or fake, "fake", DiskCache(tmp_path))
     messages = [{"role": "user", "content": "hi"}]
     assert llm.complete(messages, 8) == "hello" and llm.complete(messages, 8) == "hello"
     assert fake.calls == 1 and built == [1] and llm.cache.hits == 1
-    again = CachedLLM(lambda: (_ for _ in ()).throw(AssertionError("no model needed")), "fake", DiskCache(tmp_path))
+    never = lambda: (_ for _ in ()).throw(AssertionError("no model needed"))  # noqa: E731
+    again = CachedCompleter(never, "fake", DiskCache(tmp_path))
     assert again.complete(messages, 8) == "hello"  # a new process reads the file, never builds the model
-    assert CachedLLM(lambda: fake, "other-model", DiskCache(tmp_path)).complete(messages, 8) == "hello"
+    assert CachedCompleter(lambda: fake, "other-model", DiskCache(tmp_path)).complete(messages, 8) == "hello"
     assert fake.calls == 2  # another model name is another key
 
 

@@ -107,9 +107,9 @@ class SearchBuilder:
         depth = self.pipeline.settings.rerank_depth
         reranker = self.reranker() if knobs.rerank else None
         if knobs.multi_query:
-            from helpers.query import CachedLLM, MultiQueryRetriever
+            from helpers.query import CachedCompleter, MultiQueryRetriever
 
-            llm = CachedLLM.from_pipeline(self.pipeline)
+            llm = CachedCompleter.from_pipeline(self.pipeline)
             retriever = MultiQueryRetriever(retriever, llm, reranker=reranker, depth=depth)
         elif reranker is not None:
             from helpers.rerank import Reranked
@@ -128,9 +128,9 @@ def standalone_query(pipeline: RAGPipeline, history: Sequence[dict[str, str]], q
     if not history or method == "none":
         return question
     try:
-        from helpers.query import CachedLLM, keyword_rewrite, llm_rewrite
+        from helpers.query import CachedCompleter, keyword_rewrite, llm_rewrite
     except ImportError:
         return question
     if method == "llm":
-        return llm_rewrite(CachedLLM.from_pipeline(pipeline), history, question)
+        return llm_rewrite(CachedCompleter.from_pipeline(pipeline), history, question)
     return keyword_rewrite(history, question)

@@ -31,7 +31,7 @@ from helpers.evaluation.ragas_eval import Judge, non_llm_scores
 from helpers.evaluation.retrieval import evaluate_retrieval
 from helpers.generation.answer import Answer, strip_citations
 from helpers.generation.evaluate import run_answers, summarize
-from helpers.query import CachedLLM, FollowUpRewriter, MultiQueryRetriever
+from helpers.query import CachedCompleter, FollowUpRewriter, MultiQueryRetriever
 from helpers.rerank import Reranked, load_finetuned
 from helpers.retrieval import Retriever, make_retriever
 from helpers.store import Hit
@@ -89,7 +89,8 @@ class Rung:
     name: str
     retriever: Retriever | None = None
     rewriter: FollowUpRewriter | None = None
-    paraphraser: CachedLLM | None = None  # whose recorded model seconds count as this row's latency
+    paraphraser: CachedCompleter | None = None  # whose recorded model seconds count as this row's latency
+    builds_on: str = ""  # the row this one extends, when it is not the row above (p-values compare with it)
 
     def retriever_for(self, question: Question) -> Retriever | None:
         """The retriever that answers this question (wrapped for follow-up rewriting when asked)."""
@@ -119,10 +120,11 @@ def build_ladder(pipeline: RAGPipeline) -> tuple[list[Rung], list[str]]:
             "+ rerank skipped: the LLM pointwise reranker costs ~2.5 s per pair (VERIFIED.md), 20 candidates × "
             "150 questions ≈ 2 h, and notebook 06 measured that the 0.5B model barely separates relevant chunks"
         )
-    paraphraser = CachedLLM.from_pipeline(pipeline)
+    paraphraser = CachedCompleter.from_pipeline(pipeline)
     # the first stage for every version, then one rerank of the merged candidates (seed 004's best system)
     multi = MultiQueryRetriever(hybrid, paraphraser, reranker=reranker, depth=settings.rerank_depth)
-    rungs.append(Rung("+ multi-query", multi, paraphraser=paraphraser))
+    base = "" if reranker is not None or not rungs[-1].name.startswith("+ rerank") else rungs[2].name
+    rungs.append(Rung("+ multi-query", multi, paraphraser=paraphraser, builds_on=base))
     method = settings.followup_rewrite if settings.followup_rewrite != "none" else "keywords"
     rewriter = FollowUpRewriter(method, paraphraser if method == "llm" else None)
     rungs.append(Rung(f"+ follow-up rewriting ({method})", multi, rewriter, paraphraser))
@@ -137,11 +139,17 @@ class AblationResult:
     summary: pd.DataFrame  # helpers.generation.evaluate.summarize of each configuration
     judge: str = ""
     notes: list[str] = field(default_factory=list)
+    builds_on: dict[str, str] = field(default_factory=dict)  # row -> the row it extends, if not the row above
 
     @property
     def configurations(self) -> list[str]:
         """Row names in ladder order."""
         return list(dict.fromkeys(self.per_question.configuration))
+
+    def base_of(self, name: str) -> str:
+        """The row `name` extends: the row above unless the ladder says otherwise."""
+        names = self.configurations
+        return self.builds_on.get(name) or names[max(names.index(name) - 1, 0)]
 
     def scores(self, name: str, metric: str) -> pd.Series:
         """One configuration's per-question `metric`, indexed by question id."""
@@ -149,10 +157,10 @@ class AblationResult:
         return rows.set_index("id")[metric]
 
     def significance(self, metric: str = "f1", seed: int = 0) -> pd.DataFrame:
-        """Paired bootstrap of each configuration against the row above it and against closed book."""
+        """Paired bootstrap of each configuration against the row it builds on and against closed book."""
         names, rows = self.configurations, []
         for i, name in enumerate(names[1:], start=1):
-            for label, other in (("previous row", names[i - 1]), ("closed book", names[0])):
+            for label, other in (("previous row", self.base_of(name)), ("closed book", names[0])):
                 if label == "closed book" and i == 1:
                     continue  # the row above is closed book already
                 a, b = self.scores(other, metric).align(self.scores(name, metric))
@@ -177,6 +185,7 @@ class AblationResult:
         sig = self.significance(metric)
         previous = sig.groupby("configuration", sort=False).head(1)  # the first comparison is the row above
         baseline = sig[sig.against == self.configurations[0]]
+        table["builds on"] = pd.Series({name: self.base_of(name) for name in self.configurations[1:]})
         table[f"p vs previous ({metric.upper()})"] = previous.set_index("configuration").p_one_sided
         table[f"p vs closed book ({metric.upper()})"] = baseline.set_index("configuration").p_one_sided
         return table.loc[self.configurations]
@@ -274,7 +283,8 @@ def run_ablation(
         *notes,
         f"faithfulness judged by {judge.name} on {len(ids)} seeded question(s) in: {', '.join(judged_rows)}",
     ]
-    return AblationResult(pd.concat(frames, ignore_index=True), summarize(runs), judge.name, list(notes))
+    builds_on = {r.name: r.builds_on for r in rungs if r.builds_on}
+    return AblationResult(pd.concat(frames, ignore_index=True), summarize(runs), judge.name, list(notes), builds_on)
 
 
 def rubric_rows(result: AblationResult, questions: Sequence[Question], n: int, seed: int = 0) -> list[dict[str, str]]:

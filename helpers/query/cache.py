@@ -3,7 +3,7 @@
 Paraphrases, rewrites, generated training questions and LLM relevance scores are slow to make (seconds
 each with the local model) and deterministic at temperature 0, so each one is stored as a small JSON file
 under `settings.cache_dir / "llm_outputs"`. A re-run reads the file instead of calling the model, and the
-model itself is only loaded on the first miss (`CachedLLM` takes a function that builds it). The real model
+model itself is only loaded on the first miss (`CachedCompleter` takes a function that builds it). The real model
 time is stored with each output, so a latency table stays honest when it is read from the cache.
 What it leaves out: expiry and size limits — delete the folder to start again.
 """
@@ -60,8 +60,13 @@ def llm_cache(settings: Settings | None = None) -> DiskCache:
     return DiskCache((settings or get_settings()).cache_dir / "llm_outputs")
 
 
-class CachedLLM:
-    """Chat completions served from the disk cache; the model is built only on the first miss."""
+class CachedCompleter:
+    """Short completions (paraphrases, rewrites) from a disk cache; the model is built only on the first miss.
+
+    Not to be confused with `helpers.generation.CachedLLM`, which wraps a built model and caches whole
+    `Completion`s (answers, with token counts) in SQLite; this one takes a factory so notebooks that never
+    miss the cache never load a model.
+    """
 
     def __init__(self, make: Callable[[], LLM], model_name: str, cache: DiskCache) -> None:
         self._make = make
@@ -71,7 +76,7 @@ class CachedLLM:
         self.call_seconds: list[float] = []  # real model time of every reply, also for cached ones (stored with it)
 
     @classmethod
-    def from_pipeline(cls, pipeline: Any) -> CachedLLM:
+    def from_pipeline(cls, pipeline: Any) -> CachedCompleter:
         """Use the pipeline's LLM (loaded lazily by the pipeline itself)."""
         return cls(lambda: pipeline.llm, pipeline.settings.llm_name, llm_cache(pipeline.settings))
 

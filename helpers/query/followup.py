@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from bm25s.stopwords import STOPWORDS_EN
 
 from helpers.corpus import Question
-from helpers.query.cache import CachedLLM
+from helpers.query.cache import CachedCompleter
 
 QUESTION_WORDS = {"how", "what", "when", "where", "which", "who", "whom", "why", "about", "much", "many"}
 STOPWORDS = frozenset(STOPWORDS_EN) | QUESTION_WORDS | {"do", "does", "did", "can", "could", "would", "should"}
@@ -49,7 +49,7 @@ def keyword_rewrite(history: Sequence[dict[str, str]], question: str, max_terms:
     return " ".join([question, *salient_terms(history, question, max_terms)])
 
 
-def llm_rewrite(llm: CachedLLM, history: Sequence[dict[str, str]], question: str) -> str:
+def llm_rewrite(llm: CachedCompleter, history: Sequence[dict[str, str]], question: str) -> str:
     """The LLM's standalone version of the question (the question itself if the reply is empty)."""
     transcript = "\n".join(f"{turn['role']}: {turn['content']}" for turn in history)
     user = f"Conversation:\n{transcript}\n\nLast question: {question}\n\nStandalone question:"
@@ -61,11 +61,11 @@ def llm_rewrite(llm: CachedLLM, history: Sequence[dict[str, str]], question: str
 class FollowUpRewriter:
     """The retrieval query for a gold question: as written, keyword-enriched, or LLM-rewritten."""
 
-    def __init__(self, method: str = "keywords", llm: CachedLLM | None = None) -> None:
+    def __init__(self, method: str = "keywords", llm: CachedCompleter | None = None) -> None:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         if method == "llm" and llm is None:
-            raise ValueError("the llm method needs an LLM (a CachedLLM)")
+            raise ValueError("the llm method needs an LLM (a CachedCompleter)")
         self.method, self.llm = method, llm
 
     def query(self, question: Question) -> str:

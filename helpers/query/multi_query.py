@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from helpers.query.cache import CachedLLM
+from helpers.query.cache import CachedCompleter
 from helpers.rerank.base import Reranker
 from helpers.retrieval.base import Filters, Retriever
 from helpers.store import Hit
@@ -40,7 +40,7 @@ def parse_paraphrases(text: str, question: str, n: int) -> list[str]:
     return found[:n]
 
 
-def paraphrases(llm: CachedLLM, question: str, n: int = 3) -> list[str]:
+def paraphrases(llm: CachedCompleter, question: str, n: int = 3) -> list[str]:
     """The LLM's n rewordings of the question (fewer if it wrote fewer usable lines)."""
     messages = [{"role": "user", "content": PARAPHRASE_PROMPT.format(n=n, question=question)}]
     return parse_paraphrases(llm.complete(messages, max_tokens=32 * n), question, n)
@@ -60,7 +60,7 @@ class MultiQueryRetriever:
     """Search with the question and its LLM paraphrases, merge without duplicates, optionally rerank."""
 
     def __init__(
-        self, retriever: Retriever, llm: CachedLLM, reranker: Reranker | None = None, n: int = 3, depth: int = 20
+        self, retriever: Retriever, llm: CachedCompleter, reranker: Reranker | None = None, n: int = 3, depth: int = 20
     ) -> None:
         self.retriever, self.llm, self.reranker, self.n, self.depth = retriever, llm, reranker, n, depth
 

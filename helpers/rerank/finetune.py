@@ -102,7 +102,7 @@ def train_from_corpus(
     """The whole `train-reranker` command: read the indexed chunks, write questions, mine negatives, train."""
     from helpers.generation import make_llm
     from helpers.pipeline import RAGPipeline
-    from helpers.query.cache import CachedLLM, llm_cache
+    from helpers.query.cache import CachedCompleter, llm_cache
     from helpers.rerank.synthetic import cloze_pairs, training_pairs
     from helpers.retrieval.base import stored_chunks
 
@@ -116,7 +116,7 @@ def train_from_corpus(
     finally:
         pipeline.close()
     # 2. LLM-written questions (cached) with BM25 hard negatives, then training
-    llm = CachedLLM(lambda: make_llm(settings), settings.llm_name, llm_cache(settings))
+    llm = CachedCompleter(lambda: make_llm(settings), settings.llm_name, llm_cache(settings))
     pairs = training_pairs(llm, chunks, questions, negatives, seed=settings.seed) if questions else []
     print(f"{len(pairs)} training pairs from {len(chunks)} chunks ({llm.cache.hits} questions from the cache)")
     if cloze:

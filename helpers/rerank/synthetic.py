@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from tqdm.auto import tqdm
 
-from helpers.query.cache import CachedLLM
+from helpers.query.cache import CachedCompleter
 from helpers.rerank.base import passage_text
 from helpers.retrieval.bm25 import BM25Retriever
 from helpers.store import Hit
@@ -52,7 +52,7 @@ def sample_chunks(chunks: Sequence[Hit], n: int, seed: int = 0) -> list[Hit]:
     return random.Random(seed).sample(usable, min(n, len(usable)))
 
 
-def write_question(llm: CachedLLM, chunk: Hit) -> str:
+def write_question(llm: CachedCompleter, chunk: Hit) -> str:
     """The LLM's question about one chunk (first line only, cached)."""
     messages = [{"role": "user", "content": QUESTION_PROMPT.format(passage=passage_text(chunk)[:1500])}]
     text = llm.complete(messages, max_tokens=48).strip()
@@ -67,7 +67,7 @@ def hard_negatives(bm25: BM25Retriever, question: str, positive: Hit, negatives:
 
 
 def training_pairs(
-    llm: CachedLLM, chunks: Sequence[Hit], n_questions: int, negatives: int = 3, seed: int = 0
+    llm: CachedCompleter, chunks: Sequence[Hit], n_questions: int, negatives: int = 3, seed: int = 0
 ) -> list[Pair]:
     """(question, positive) and (question, hard negative) pairs for `n_questions` sampled chunks."""
     bm25 = BM25Retriever(chunks, [passage_text(c) for c in chunks])

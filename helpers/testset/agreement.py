@@ -15,7 +15,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from helpers.evaluation import exact_match, f1_score
-from helpers.query.cache import CachedLLM
+from helpers.query.cache import CachedCompleter
 from helpers.store import Hit
 from helpers.testset.generate import Generated, QAWriter, passage
 
@@ -28,7 +28,7 @@ ANSWER_PROMPT = (
 
 def second_pass(writer: QAWriter, pairs: Sequence[Generated], progress: bool = True) -> list[str]:
     """The second pass's answer to each pair's question, read from the same chunk with another prompt."""
-    llm = CachedLLM(lambda: writer.llm, writer.settings.llm_name, writer.cache)
+    llm = CachedCompleter(lambda: writer.llm, writer.settings.llm_name, writer.cache)
     answers = []
     for pair in tqdm(pairs, desc="second pass answers", disable=not progress):
         chunk = Hit(pair.chunk_id, pair.chunk_text, {})
