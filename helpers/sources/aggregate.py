@@ -58,13 +58,23 @@ def store_rows(pipeline, rows: Sequence[dict[str, object]], collection: str = CO
     return store
 
 
+def payload_filter(where: Mapping[str, str]) -> models.Filter:
+    """A Qdrant filter: every field equals its value (for a list field: contains it)."""
+    conditions = [models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.items()]
+    return models.Filter(must=conditions)
+
+
+def count_rows(store: KitStore, where: Mapping[str, str]) -> int:
+    """How many rows (points) match every condition."""
+    return store.client.count(store.collection, count_filter=payload_filter(where), exact=True).count
+
+
 def distinct_values(store: KitStore, field: str, where: Mapping[str, str]) -> list[str]:
     """Every distinct value of `field` over the rows that match `where` (a scroll of the whole collection)."""
-    conditions = [models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.items()]
     found: set[str] = set()
     offset = None
     while True:
-        points, offset = store.client.scroll(store.collection, scroll_filter=models.Filter(must=conditions),
+        points, offset = store.client.scroll(store.collection, scroll_filter=payload_filter(where),
                                              limit=256, offset=offset, with_payload=[field])  # fmt: skip
         found.update(str((p.payload or {}).get(field)) for p in points)
         if offset is None:

@@ -21,11 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from qdrant_client import models
-
 from helpers.evaluation.answers import f1_score
 from helpers.generation.prompts import INSTRUCTIONS, SHORT_REFUSAL, USER_TEMPLATE
-from helpers.sources.aggregate import distinct_values
+from helpers.sources.aggregate import count_rows, distinct_values
 from helpers.sources.context import compile_context
 from helpers.sources.filters import Scope, derive_scope, list_field, query_hint
 from helpers.sources.planner import Plan, Planner
@@ -55,12 +53,6 @@ class SourcedAnswer:
     asked_back: bool = False
     from_payload: bool = False
     seconds: float = 0.0
-
-
-def count_rows(store: KitStore, where: Mapping[str, str]) -> int:
-    """How many rows (points) match every condition."""
-    conditions = [models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.items()]
-    return store.client.count(store.collection, count_filter=models.Filter(must=conditions), exact=True).count
 
 
 class SourcesAssistant:

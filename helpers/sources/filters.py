@@ -131,9 +131,8 @@ def scope_matches(records: Sequence[Mapping], profiles: Mapping[str, Profile], r
         if not spec:
             continue
         scope = derive_scope(record["question"], profiles.get(record["student_id"]), rows)
-        field_ok, where_ok = list_field(record["question"]) == spec["field"], scope.where == spec["where"]
+        name = list_field(record["question"])
         out.append({"id": record["id"], "split": record["split"], "question": record["question"],
-                    "label": f"{spec['field']} where {spec['where']}",
-                    "derived": f"{list_field(record['question'])} where {scope.where}",
-                    "correct": field_ok and where_ok})  # fmt: skip
+                    "label": f"{spec['field']} where {spec['where']}", "derived": f"{name} where {scope.where}",
+                    "correct": name == spec["field"] and scope.where == spec["where"]})  # fmt: skip
     return out
