@@ -97,6 +97,16 @@ def test_one_students_documents_are_never_retrieved_for_another(pipeline) -> Non
             assert hits and {h.metadata["student_id"] for h in hits} == {student}
 
 
+def test_profiles_live_in_qdrant_as_payload_only_points(pipeline) -> None:
+    from helpers.sources import ProfileStore
+
+    profiles = load_profiles()
+    store = ProfileStore(pipeline.store.client)
+    assert store.ingest(profiles) == len(profiles) == store.ingest(profiles)  # a re-run overwrites
+    assert all(store.get(sid) == profile for sid, profile in profiles.items())
+    assert store.get("nobody") is None
+
+
 def test_aggregation_from_payload_values_is_complete(pipeline) -> None:
     rows = schedule_rows()
     assert len(rows) >= 50
@@ -157,13 +167,16 @@ class FixedPlanner:
 
 
 def test_the_assistant_follows_the_plan_and_the_scope(pipeline, tiny_corpus) -> None:
+    from helpers.sources import ProfileStore
     from helpers.sources.assistant import SourcesAssistant, score_answers
 
     pipeline.ingest(tiny_corpus, progress=False)
     students, rows, fake = StudentDocs(pipeline), schedule_rows(), FakeAnswerLLM()
     students.ingest()
     schedule = store_rows(pipeline, rows)
-    assistant = SourcesAssistant(pipeline, students, schedule, load_profiles(), fake, rows)
+    profiles = ProfileStore(pipeline.store.client)
+    profiles.ingest(load_profiles())
+    assistant = SourcesAssistant(pipeline, students, schedule, profiles, fake, rows)
     vague = assistant.answer("How much is it?", "s01", FixedPlanner("ask_followup"))
     assert vague.asked_back and fake.prompts == []  # no search, no LLM call
     listed = assistant.answer("Which courses meet on Tuesdays in Autumn 2026?", "s01", FixedPlanner("list_values"))

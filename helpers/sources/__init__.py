@@ -13,7 +13,7 @@ from helpers.sources.aggregate import QUESTIONS as AGGREGATION_QUESTIONS
 from helpers.sources.aggregate import distinct_values, expected_values, schedule_rows, store_rows, topk_recall
 from helpers.sources.context import compile_context
 from helpers.sources.planner import ACTIONS, KeywordPlanner, LLMPlanner, RouteReply, routing_accuracy
-from helpers.sources.students import Profile, StudentDocs, load_profiles, student_filter
+from helpers.sources.students import Profile, ProfileStore, StudentDocs, load_profiles, student_filter
 
 ROUTING_PATH = REPO_ROOT / "course_data" / "gold" / "routing.jsonl"
 
@@ -29,6 +29,7 @@ __all__ = [
     "KeywordPlanner",
     "LLMPlanner",
     "Profile",
+    "ProfileStore",
     "RouteReply",
     "StudentDocs",
     "compile_context",

@@ -27,7 +27,7 @@ from helpers.sources.aggregate import count_rows, distinct_values
 from helpers.sources.context import compile_context
 from helpers.sources.filters import Scope, derive_scope, list_field, query_hint
 from helpers.sources.planner import Plan, Planner
-from helpers.sources.students import Profile, StudentDocs
+from helpers.sources.students import Profile, ProfileStore, StudentDocs
 from helpers.store import KitStore
 
 FOLLOWUP = "Could you say a little more? Which fee, date, course or rule do you mean?"
@@ -58,9 +58,9 @@ class SourcedAnswer:
 class SourcesAssistant:
     """Answers a student's question from the sources its plan names."""
 
-    def __init__(self, pipeline: Any, students: StudentDocs, schedule: KitStore, profiles: Mapping[str, Profile],
-                 llm: Any, rows: Sequence[Mapping[str, object]], k: int = 4, budget_chars: int = 2400,
-                 use_scope: bool = True) -> None:  # fmt: skip
+    def __init__(self, pipeline: Any, students: StudentDocs, schedule: KitStore,
+                 profiles: Mapping[str, Profile] | ProfileStore, llm: Any, rows: Sequence[Mapping[str, object]],
+                 k: int = 4, budget_chars: int = 2400, use_scope: bool = True) -> None:  # fmt: skip
         self.pipeline, self.students, self.schedule = pipeline, students, schedule
         self.profiles, self.llm = profiles, llm
         self.rows, self.k, self.budget_chars, self.use_scope = rows, k, budget_chars, use_scope

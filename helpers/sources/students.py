@@ -5,16 +5,22 @@ every student's documents (transcript, CV, statement of purpose), chunks and emb
 corpus, and stores them in a separate collection with a `student_id` payload on every point. `search` always
 filters on that payload, so a query for one student can only ever return that student's chunks — the
 isolation a multi-user assistant needs (seed 001 scopes its user table by user_id the same way).
+`ProfileStore` keeps the structured profiles in Qdrant too, as payload-only points (no vector: a profile is
+looked up by student id, never searched), so all three sources live in the same store.
 What it leaves out: uploads at run time and access control beyond the filter.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import uuid
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
+from qdrant_client import models
 
 from helpers.chunking import chunk_documents
 from helpers.config import REPO_ROOT
@@ -23,6 +29,7 @@ from helpers.store import Hit, KitStore
 
 STUDENTS_DIR = REPO_ROOT / "course_data" / "students"
 COLLECTION = "nb11_students"
+PROFILE_COLLECTION = "nb11_profiles"
 
 
 @dataclass(frozen=True)
@@ -81,3 +88,28 @@ class StudentDocs:
         """The student's own chunks closest to the question (never another student's)."""
         vector = self.pipeline.embedder.embed_query(question)
         return self.store.search(vector, k, filters=student_filter(student_id))
+
+
+class ProfileStore:
+    """The profiles as payload-only Qdrant points, one per student, fetched by id."""
+
+    def __init__(self, client: Any, collection: str = PROFILE_COLLECTION) -> None:
+        self.client, self.collection = client, collection
+        if not client.collection_exists(collection):
+            client.create_collection(collection, vectors_config={})
+
+    @staticmethod
+    def point_id(student_id: str) -> str:
+        """The same student, the same point (a re-run overwrites, never duplicates)."""
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"kit-student-profile/{student_id}"))
+
+    def ingest(self, profiles: Mapping[str, Profile]) -> int:
+        """Store every profile (idempotent); returns the point count."""
+        points = [models.PointStruct(id=self.point_id(s), vector={}, payload=asdict(p)) for s, p in profiles.items()]
+        self.client.upsert(self.collection, points)
+        return self.client.count(self.collection, exact=True).count
+
+    def get(self, student_id: str) -> Profile | None:
+        """One student's profile, or None for an unknown id."""
+        records = self.client.retrieve(self.collection, [self.point_id(student_id)], with_payload=True)
+        return Profile(**records[0].payload) if records and records[0].payload else None
