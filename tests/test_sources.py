@@ -194,3 +194,19 @@ def test_the_assistant_follows_the_plan_and_the_scope(pipeline, tiny_corpus) -> 
     plain = SourcesAssistant(pipeline, students, schedule, load_profiles(), fake, rows, use_scope=False)
     unscoped = plain.answer("Which courses meet on Tuesdays in Autumn 2026?", "s01", FixedPlanner("list_values"))
     assert not unscoped.from_payload and unscoped.text == "ok"  # without the scope: top-k chunks and the LLM
+
+
+def test_f1_by_label_averages_per_action_set() -> None:
+    from helpers.sources.assistant import SourcedAnswer
+    from helpers.sources.compare import f1_by_label
+    from helpers.sources.filters import Scope
+
+    records = [{"actions": ["search_kb"], "answer": "$90"}, {"actions": ["search_kb"], "answer": "$150"},
+               {"actions": ["ask_followup"], "answer": ""}]  # fmt: skip
+
+    def said(text: str, asked_back: bool = False) -> SourcedAnswer:
+        return SourcedAnswer("q", "s01", frozenset(), Scope(), text, "", asked_back=asked_back)
+
+    table = f1_by_label({"a": [said("$90"), said("no"), said("?", asked_back=True)]}, records)
+    assert table.loc["search_kb", "a"] == 0.5 and table.loc["ask_followup", "a"] == 1.0
+    assert table.loc["search_kb", "questions"] == 2

@@ -55,3 +55,15 @@ def answers_frame(answers: Sequence[SourcedAnswer], records: Sequence[Mapping[st
          else float(a.asked_back)}
         for a, r in zip(answers, records, strict=True)
     ])  # fmt: skip
+
+
+def f1_by_label(answers: Mapping[str, Sequence[SourcedAnswer]], records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Mean answer F1 (asked-back rate for vague questions) per labelled action set and planner."""
+    frames = []
+    for name, got in answers.items():
+        frame = answers_frame(got, records)
+        frame["label"] = [" + ".join(sorted(r["actions"])) for r in records]
+        frames.append(frame.groupby("label")["F1"].mean().rename(name))
+    table = pd.concat(frames, axis=1)
+    table.insert(0, "questions", pd.Series([" + ".join(sorted(r["actions"])) for r in records]).value_counts())
+    return table.round(2)
