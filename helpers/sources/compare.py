@@ -25,7 +25,7 @@ def routing_table(planners: Sequence[Planner], records: Sequence[Mapping[str, An
     for planner in planners:
         row: dict[str, Any] = {"planner": planner.name}
         for split in [*splits, "all"]:
-            subset = [dict(r) for r in records if split in ("all", r["split"])]
+            subset = [r for r in records if split in ("all", r["split"])]
             row[f"{split} ({len(subset)})"] = round(routing_accuracy(planner, subset)[0], 3)
         row["invalid replies (fell back)"] = getattr(planner, "fallbacks", 0)
         rows.append(row)
@@ -41,7 +41,8 @@ def answer_table(assistant: SourcesAssistant, planners: Sequence[Planner], recor
         got = [assistant.answer(r["question"], r["student_id"], planner) for r in records]
         answers[planner.name] = got
         seconds = (time.perf_counter() - start) / max(len(records), 1)
-        accuracy = routing_accuracy(planner, [dict(r) for r in records])[0]
+        right = sum(a.plan == frozenset(r["actions"]) for a, r in zip(got, records, strict=True))
+        accuracy = right / max(len(records), 1)  # the plans the answers used: no second planning pass
         rows.append({"planner": planner.name, "routing accuracy": accuracy, **score_answers(got, records),
                      "seconds / question": seconds})  # fmt: skip
     return pd.DataFrame(rows).set_index("planner").round(3), answers
@@ -59,11 +60,8 @@ def answers_frame(answers: Sequence[SourcedAnswer], records: Sequence[Mapping[st
 
 def f1_by_label(answers: Mapping[str, Sequence[SourcedAnswer]], records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """Mean answer F1 (asked-back rate for vague questions) per labelled action set and planner."""
-    frames = []
-    for name, got in answers.items():
-        frame = answers_frame(got, records)
-        frame["label"] = [" + ".join(sorted(r["actions"])) for r in records]
-        frames.append(frame.groupby("label")["F1"].mean().rename(name))
-    table = pd.concat(frames, axis=1)
-    table.insert(0, "questions", pd.Series([" + ".join(sorted(r["actions"])) for r in records]).value_counts())
+    labels = pd.Series([" + ".join(sorted(r["actions"])) for r in records], name="label")
+    table = pd.concat([answers_frame(got, records)["F1"].groupby(labels).mean().rename(name)
+                       for name, got in answers.items()], axis=1)  # fmt: skip
+    table.insert(0, "questions", labels.value_counts())
     return table.round(2)

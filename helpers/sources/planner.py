@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
@@ -159,7 +159,7 @@ class LLMPlanner:
         return frozenset(ROUTES[route])
 
 
-def routing_accuracy(planner: Planner, questions: Sequence[dict[str, Any]]) -> tuple[float, list[dict[str, Any]]]:
+def routing_accuracy(planner: Planner, questions: Sequence[Mapping[str, Any]]) -> tuple[float, list[dict[str, Any]]]:
     """Share of questions whose plan equals the labelled set of actions, and one row per question."""
     rows = []
     for record in questions:
