@@ -1,0 +1,96 @@
+"""Write manifest.json: which files of which public repositories make the real-document set.
+
+Run once by the set's maintainer, from fetched copies of the repositories (see README.md):
+`.venv/bin/python course_data/realworld/make_manifest.py [--mirror-root DIR]`. It pins each repository
+to the commit it finds, and records each file's sha256 and size there. Students never run it; they run
+`rebuild.py`, which reads the manifest this writes.
+What it leaves out: choosing the files (the SOURCES table below is the hand-made choice) and fetching.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from rebuild import DEFAULT_MIRROR_ROOT, MANIFEST_PATH, RepoMissing, find_git_dir, git_bytes, git_head
+
+# (owner/name, university, licence note, [paths in the repository]); the rebuilt path is `rebuilt_path()`.
+SOURCES = [
+    (
+        "easonwangzk/Uchicago-RAG-System",
+        "University of Chicago (MS in Applied Data Science)",
+        "no licence file in the repository; the files are the University of Chicago's public web pages and "
+        "program PDF as scraped by the repository's author; used here only for local evaluation, never redistributed",
+        ["data/mastersprograminanalytics.pdf"]
+        + [f"data/page_{n:05d}.html" for n in range(14) if n not in (3, 12)],  # 3 = 0 and 12 = 1, byte for byte
+    ),
+    (
+        "ahmed9969/webster-ai",
+        "Webster University (St. Louis catalog; Tashkent campus calendar and pages)",
+        "no licence file in the repository; the files are Webster University's public catalog, calendar and "
+        "web pages as scraped by the repository's author; used here only for local evaluation, never redistributed",
+        ["data/academic_calendar.txt", "data/webster_website.txt", "data/webster_catalog.txt"],
+    ),
+    (
+        "liyangguang/soic-datascience",
+        "Indiana University Bloomington (Data Science program, School of Informatics and Computing, 2016)",
+        "no licence file in the repository; the files are the page sources of IU's Data Science program site "
+        "(2016); used here only for local evaluation, never redistributed",
+        [
+            f"{page}.php"
+            for page in (
+                "certificate", "contact", "courses", "current", "degrees", "ds", "faq", "hybrid", "index",
+                "online", "requirement", "residential", "tuition",
+            )
+        ],
+    ),
+]
+
+
+def rebuilt_path(repo: str, path: str) -> str:
+    """`<repository name>/<path>`, with .php renamed .html so the kit's HTML parser reads it."""
+    if path.endswith(".php"):
+        path = path[: -len(".php")] + ".html"
+    return f"{repo.split('/')[1]}/{path}"
+
+
+def manifest(mirror_root: Path) -> dict:
+    """The manifest for SOURCES at each repository's current HEAD."""
+    repos = []
+    for repo, university, licence, paths in SOURCES:
+        git_dir = find_git_dir(repo, mirror_root)
+        commit = git_head(git_dir)
+        files = []
+        for path in paths:
+            data = git_bytes(git_dir, commit, path)
+            files.append(
+                {"path": path, "doc": rebuilt_path(repo, path), "sha256": hashlib.sha256(data).hexdigest(),
+                 "size": len(data)}
+            )
+        repos.append({"repo": repo, "url": f"https://github.com/{repo}", "commit": commit,
+                      "university": university, "licence": licence, "files": files})
+    return {"format": "realworld-manifest 1.0", "docs_dir": ".kit_data/realworld/docs", "repositories": repos}
+
+
+def main() -> int:
+    """Write manifest.json next to this file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)
+    args = parser.parse_args()
+    try:
+        data = manifest(args.mirror_root)
+    except RepoMissing as error:
+        print(error, file=sys.stderr)
+        return 1
+    MANIFEST_PATH.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    count = sum(len(r["files"]) for r in data["repositories"])
+    print(f"wrote {MANIFEST_PATH.name}: {len(data['repositories'])} repositories, {count} files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
