@@ -25,6 +25,7 @@ CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps t
     "header_sections",
     "header_sections_merged",
     "header_sections_merged_ctx",
+    "word_window",
 )
 RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
 RERANKERS = ("none", "finetuned", "llm", "cross-encoder")  # the names helpers.rerank.make_reranker knows
@@ -81,10 +82,14 @@ class Settings:
     collection: str = "course"
     # chunking and retrieval
     chunk_strategy: str = "recursive_chars"  # measured best in notebooks/02_chunking.ipynb
+    chunk_size: int = 0  # the strategy's unit (characters, tokens, words, paragraphs); 0 = the strategy's own
+    chunk_overlap: int = -1  # in the same unit; -1 = the strategy's own
     top_k: int = 4
+    context_tokens: int = 1500  # the most the retrieved passages may take in the prompt (cl100k tokens)
     retriever: str = "hybrid_rrf"  # best recall@5 on dev with query expansion, notebooks/05_retrieval.ipynb
     hybrid_alpha: float = 0.5  # dense weight of the weighted "hybrid" (seed 001: 0.6); best recall@5 on dev
     rrf_k: int = 60  # reciprocal rank fusion constant
+    hybrid_pool: int = 30  # candidates each side of a hybrid retriever returns before fusion
     query_expansion: bool = True  # append official terms from course_data/synonyms.csv (notebook 05)
     dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source
     fetch_multiplier: int = 3
@@ -104,7 +109,8 @@ class Settings:
         _check_choice("chunk_strategy", self.chunk_strategy, CHUNK_STRATEGIES)
         if self.llm_backend == "local" and not self.llm_gguf:
             _check_choice("llm_model", self.llm_model, LOCAL_LLMS)
-        for name in ("top_k", "llm_context_tokens", "llm_max_answer_tokens", "embed_batch_size"):
+        for name in ("top_k", "llm_context_tokens", "llm_max_answer_tokens", "embed_batch_size", "context_tokens",
+                     "hybrid_pool"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
         _check_choice("retriever", self.retriever, RETRIEVERS)
@@ -112,6 +118,10 @@ class Settings:
         _check_choice("followup_rewrite", self.followup_rewrite, FOLLOWUP_REWRITES)
         if self.llm_max_retries < 0:
             raise ConfigError(f"llm_max_retries must be 0 or more, got {self.llm_max_retries}")
+        if self.chunk_size < 0 or self.chunk_overlap < -1:
+            raise ConfigError("chunk_size must be 0 (the strategy's own) or positive; chunk_overlap -1 or more")
+        if self.chunk_size > 0 and self.chunk_overlap >= self.chunk_size:
+            raise ConfigError(f"chunk_overlap {self.chunk_overlap} must be smaller than chunk_size {self.chunk_size}")
         if self.rerank_depth <= 0:
             raise ConfigError(f"rerank_depth must be a positive integer, got {self.rerank_depth}")
         if not 0.0 <= self.hybrid_alpha <= 1.0:

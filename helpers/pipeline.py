@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from helpers.chunking import chunk_documents
+from helpers.chunking import chunk_for_settings
 from helpers.config import Settings, get_settings
 from helpers.embedding import Embedder
 from helpers.generation import (
@@ -92,7 +92,7 @@ class RAGPipeline:
         laps = [start]  # the clock after each stage
         parsed = parse_folder(folder, progress=progress, cache_dir=self.settings.cache_dir)
         laps.append(time.perf_counter())
-        nodes = chunk_documents(parsed.documents, strategy=self.settings.chunk_strategy)
+        nodes = chunk_for_settings(parsed.documents, self.settings)
         laps.append(time.perf_counter())
         vectors = self.embedder.embed_texts([n.get_content(metadata_mode="embed") for n in nodes], progress=progress)
         for node, vector in zip(nodes, vectors, strict=True):
@@ -156,7 +156,7 @@ class RAGPipeline:
         hits = (retriever or self.retriever).retrieve(verdict.question, k)
         retrieved = time.perf_counter()
         # 3. refusal fallback, budgeted prompt, LLM, clean-up, citations
-        budget = TokenBudget(self.settings.llm_context_tokens, self.settings.llm_max_answer_tokens)
+        budget = TokenBudget.from_settings(self.settings)
         answer = generate_answer(
             verdict.question, hits, self.llm, mode=mode, examples=examples, budget=budget,
             refusal_threshold=self.settings.refusal_threshold, on_token=on_token,

@@ -21,7 +21,7 @@ from helpers.chunking import (
 from helpers.chunking.base import make_node
 from helpers.chunking.fixed import plain_token_chunks
 from helpers.chunking.sections import split_sections
-from helpers.config import CHUNK_STRATEGIES, Settings
+from helpers.config import CHUNK_STRATEGIES, ConfigError, Settings
 from helpers.corpus import Evidence, Question
 from helpers.store import Hit
 
@@ -174,3 +174,23 @@ def test_recall_within_budget_counts_only_chunks_that_fit() -> None:
     hits = [Hit("1", "filler " * 400, {"source": "a.md"}), Hit("2", "The application fee is $90.", {"source": "a.md"})]
     assert compare.recall_within_budget([question], lambda q: hits, budget=300) == 0.0  # the first always fits, alone
     assert compare.recall_within_budget([question], lambda q: hits, budget=1000) == 1.0
+
+
+def test_word_windows_share_the_overlap_and_keep_line_breaks():
+    from helpers.chunking import word_spans
+
+    text = "\n".join(f"w{i}" for i in range(600))
+    chunks = word_spans(text, size=250, overlap=50)
+    assert [len(c.split()) for c in chunks] == [250, 250, 200]
+    assert chunks[1].split()[0] == "w200" and "\n" in chunks[0]
+    assert word_spans("", 250, 50) == [] and word_spans("a b", 250, 50) == ["a b"]
+
+
+def test_chunk_for_settings_uses_size_and_overlap():
+    from helpers.chunking import chunk_for_settings
+
+    document = Document(text=" ".join(f"w{i}" for i in range(1000)), metadata={"source": "x.txt"})
+    settings = Settings(chunk_strategy="word_window", chunk_size=100, chunk_overlap=0)
+    assert [len(n.text.split()) for n in chunk_for_settings([document], settings)] == [100] * 10
+    with pytest.raises(ConfigError):
+        Settings(chunk_size=100, chunk_overlap=100)

@@ -69,7 +69,7 @@ class AppEngine:
         self.pipeline = pipeline or RAGPipeline(settings)
         self.settings = self.pipeline.settings
         self.search = SearchBuilder(self.pipeline)
-        self.budget = TokenBudget(self.settings.llm_context_tokens, self.settings.llm_max_answer_tokens)
+        self.budget = TokenBudget.from_settings(self.settings)
         self.ready = threading.Event()
         self.warmup_error = ""
         self._llms: dict[str, LLM] = {}

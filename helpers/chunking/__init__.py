@@ -1,4 +1,4 @@
-"""Chunking: documents into nodes small enough to embed and to quote, by one of six named strategies.
+"""Chunking: documents into nodes small enough to embed and to quote, by one of seven named strategies.
 
     >>> nodes = chunk_documents(documents, "header_sections_merged")
     >>> nodes[0].metadata["section_path"], nodes[0].metadata["chunk"]
@@ -25,6 +25,7 @@ from helpers.chunking.fixed import fixed_tokens, plain_token_chunks, token_windo
 from helpers.chunking.paragraphs import paragraph_window
 from helpers.chunking.recursive import recursive_chars, recursive_split
 from helpers.chunking.sections import header_sections, header_sections_merged, merge_small_sections
+from helpers.chunking.words import word_spans, word_window
 
 
 def header_sections_merged_ctx(document: Document, **params: Any) -> list[TextNode]:
@@ -40,6 +41,7 @@ STRATEGIES: dict[str, Callable[..., list[TextNode]]] = {
     "header_sections": header_sections,  # seed 003: headings, 700/120 tokens
     "header_sections_merged": header_sections_merged,  # seed 003 + small sections merged
     "header_sections_merged_ctx": header_sections_merged_ctx,  # ... + "Title > Section" embedded
+    "word_window": word_window,  # a common plain baseline: 250 words, 50 overlap
 }
 DEFAULT_STRATEGY = "recursive_chars"  # the best recall within a 1,500-token context, measured in notebook 02
 
@@ -57,11 +59,22 @@ def chunk_documents(
     return finish(nodes, strategy)
 
 
+def chunk_for_settings(documents: Sequence[Document], settings: Any) -> list[TextNode]:
+    """Split with the strategy, size and overlap the settings name (0 / -1 keep the strategy's own)."""
+    params = {}
+    if settings.chunk_size > 0:
+        params["size"] = settings.chunk_size
+    if settings.chunk_overlap >= 0:
+        params["overlap"] = settings.chunk_overlap
+    return chunk_documents(documents, settings.chunk_strategy, **params)
+
+
 __all__ = [
     "DEFAULT_STRATEGY",
     "STRATEGIES",
     "add_context",
     "chunk_documents",
+    "chunk_for_settings",
     "contextual_prefix",
     "count_tokens",
     "merge_small_sections",
@@ -69,4 +82,5 @@ __all__ = [
     "plain_token_chunks",
     "recursive_split",
     "token_windows",
+    "word_spans",
 ]

@@ -54,6 +54,11 @@ class TokenBudget:
     context: int = 1500  # the most the retrieved passages may take
     buffer: int = 100  # tokenizer differences and chat-template tokens
 
+    @classmethod
+    def from_settings(cls, settings: Any) -> TokenBudget:
+        """The budget the settings give: window, answer room and context share."""
+        return cls(settings.llm_context_tokens, settings.llm_max_answer_tokens, settings.context_tokens)
+
     def context_room(self, fixed_tokens: int) -> int:
         """Tokens left for passages once the system prompt, examples and question (`fixed_tokens`) are in."""
         return max(0, min(self.context, self.total - self.answer - self.buffer - fixed_tokens))

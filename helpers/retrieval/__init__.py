@@ -48,7 +48,7 @@ def make_retriever(name: str | None, pipeline: RAGPipeline, **params: Any) -> Re
     retriever: Retriever = dense
     if name != "dense":
         bm25 = params.get("bm25") or BM25Retriever.from_store(pipeline.store)
-        pool = params.get("pool", 30)
+        pool = params.get("pool", settings.hybrid_pool)
         if name == "bm25":
             retriever = bm25
         elif name == "hybrid":

@@ -22,7 +22,7 @@ from typing import Any
 from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
 from qdrant_client import models
 
-from helpers.chunking import chunk_documents
+from helpers.chunking import chunk_for_settings
 from helpers.config import REPO_ROOT
 from helpers.parsing import parse_folder
 from helpers.store import Hit, KitStore
@@ -75,7 +75,7 @@ class StudentDocs:
     def ingest(self) -> int:
         """Parse, chunk, embed and store every student's documents (idempotent); returns the point count."""
         parsed = parse_folder(self.folder, progress=False, cache_dir=self.pipeline.settings.cache_dir)
-        nodes = chunk_documents(parsed.documents, strategy=self.pipeline.settings.chunk_strategy)
+        nodes = chunk_for_settings(parsed.documents, self.pipeline.settings)
         for node in nodes:
             node.metadata["student_id"] = str(node.metadata["source"]).split("/")[0]
         vectors = self.pipeline.embedder.embed_texts([n.get_content(metadata_mode="embed") for n in nodes])

@@ -106,12 +106,12 @@ class Generated:
 
 def corpus_chunks(folder: str | Path, settings: Settings | None = None, progress: bool = False) -> list[Hit]:
     """A folder parsed and chunked the way the pipeline ingests it (no embedding, no Qdrant)."""
-    from helpers.chunking import chunk_documents
+    from helpers.chunking import chunk_for_settings
     from helpers.parsing import parse_folder
 
     settings = settings or get_settings()
     parsed = parse_folder(folder, progress=progress, cache_dir=settings.cache_dir)
-    nodes = chunk_documents(parsed.documents, strategy=settings.chunk_strategy)
+    nodes = chunk_for_settings(parsed.documents, settings)
     return [Hit(node.node_id, node.get_content(), dict(node.metadata)) for node in nodes]
 
 
