@@ -14,6 +14,7 @@ What it leaves out: file formats the parsers do not know (they are skipped and l
 from helpers.byod.evaluate import BYODEvaluation, choose_reranker, evaluate_questions, plot_evaluation
 from helpers.byod.ingest import ByodError, FolderIndex, collection_name, folder_settings, ingest_folder
 from helpers.byod.questions import load_questions, questions_frame, split_answers
+from helpers.byod.realworld import load_realworld, realworld_available, realworld_docs_dir
 
 __all__ = [
     "BYODEvaluation",
@@ -25,7 +26,10 @@ __all__ = [
     "folder_settings",
     "ingest_folder",
     "load_questions",
+    "load_realworld",
     "plot_evaluation",
     "questions_frame",
+    "realworld_available",
+    "realworld_docs_dir",
     "split_answers",
 ]
