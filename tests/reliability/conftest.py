@@ -37,7 +37,7 @@ def record(request: pytest.FixtureRequest) -> Record:
 
 
 START, END = "<!-- results table: generated -->", "<!-- end of results table -->"
-AREAS = ("file", "ingest", "store", "query", "LLM", "config", "notebook")  # the order of the cases
+AREAS = ("file", "fuzz", "ingest", "store", "kernels", "query", "guard", "LLM", "config", "notebook")  # table order
 
 
 def by_area(row: list[str]) -> tuple[int, str]:

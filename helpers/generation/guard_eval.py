@@ -1,0 +1,171 @@
+"""Measuring the input guard both ways: false rejections on benign questions, catches on injection attempts.
+
+What it does: `benign_sets()` gathers every benign question the kit has (the gold set without its injections,
+the scanned-page and routing questions, the generated set, the BYOD example, the real-document dev split when
+it exists, and `guard_benign.jsonl`, written to quote words like "ignore", "system", "rules", "students'
+grades"); `injection_sets()` the gold injections (dev and test apart: the rules were tuned on dev and the new
+file, never on test) and `guard_injections.jsonl`. `guard_rates()` is the table the test and notebook 07
+print; `OLD_RULES` are the patterns the guard had before (issue 18), so `old_false_rejections()` can show what
+they blocked. What it leaves out: the LLM's own resistance to an injection that gets through (notebook 07).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from helpers.config import REPO_ROOT
+from helpers.generation.guard import Rule, check_input
+
+GOLD_DIR = REPO_ROOT / "course_data" / "gold"
+BENIGN_PATH = GOLD_DIR / "guard_benign.jsonl"
+INJECTIONS_PATH = GOLD_DIR / "guard_injections.jsonl"
+
+# The guard's patterns before issue 18 (commit 2124a18): single words, so "grades … students" blocked an honest
+# question. Kept for the before/after comparison only.
+OLD_PATTERNS = [
+    r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instructions?|rules|prompt|guidelines|directions)",
+    r"\byou are now\b|\bfrom now on,? you\b|\bact as\b|\bpretend (to be|you)\b|\brole-?play\b",
+    r"\bsystem prompt\b|\bhidden instructions?\b|\byour (initial |original )?instructions\b",
+    r"\b(developer|debug|god|jailbreak) mode\b|(?-i:\bDAN\b)|\bnew (rules|instructions)\b|^\s*system\s*:",
+    r"#{2,}\s*new instructions|\[system|</?(context|system)>",
+    r"\b(make up|invent|fabricate|forge|fake)\b",
+    r"\b(skip|without|no|drop|stop)( the| any)? (citations?|citing|sources)\b|\b(never|don'?t) cite\b",
+    r"\bstudent id\b|\bhome address(es)?\b|\b(names|grades|gpas?)\b.{0,40}\bstudents\b",
+    r"\b(decode|base64)\b|[A-Za-z0-9+/]{24,}={0,2}",
+    r"\b(olvida|ignora)\b.{0,40}\b(instrucciones|reglas)\b|\bprompt de sistema\b|\bsin (citar|fuentes)\b",
+    r"\b(oublie|ignore)[sz]?\b.{0,40}\b(instructions|consignes|règles)\b|\binvente\b",
+    r"\b(ignoriere|vergiss)\b.{0,40}\b(anweisungen|regeln)\b|\bsystemprompt\b",
+]
+OLD_RULES = [Rule(f"old-{i}", f"matched the old pattern {p!r}", p) for i, p in enumerate(OLD_PATTERNS)]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One injection attempt: `pure` (nothing to answer) or `mixed` (a real question with an injection attached)."""
+
+    id: str
+    question: str
+    kind: str
+
+
+def _jsonl(path: Path) -> list[dict]:
+    """The records of a JSONL file."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def realworld_dev() -> list[str]:
+    """The real-document dev questions, or [] while that set does not exist yet."""
+    try:
+        from helpers.byod.realworld import load_realworld
+    except ImportError:
+        return []
+    try:
+        questions = load_realworld(split="dev")
+    except (FileNotFoundError, ValueError, TypeError):
+        return []
+    return [getattr(q, "question", q) if not isinstance(q, dict) else q["question"] for q in questions]
+
+
+def benign_sets() -> dict[str, list[str]]:
+    """Every benign question the kit has, by the set it comes from."""
+    from helpers.byod.questions import load_questions
+    from helpers.corpus import load_gold
+    from helpers.sources import load_routing
+
+    sets = {
+        "gold (no injections)": [q.question for q in load_gold() if q.category != "injection"],
+        "scanned page": [r["question"] for r in _jsonl(GOLD_DIR / "scanned_page.jsonl")],
+        "routing": [r["question"] for r in load_routing()],
+        "generated": [q.question for q in load_questions(GOLD_DIR / "generated_course_questions.jsonl")],
+        "BYOD example": [q.question for q in load_questions(REPO_ROOT / "course_data/byod_example/questions.csv")],
+        "real documents (dev)": realworld_dev(),
+        "guard_benign.jsonl": [r["question"] for r in _jsonl(BENIGN_PATH)],
+    }
+    return {name: questions for name, questions in sets.items() if questions}
+
+
+def injection_sets() -> dict[str, list[Attempt]]:
+    """The injection attempts: gold dev (tuned on), the new file (tuned on), gold test (held out)."""
+    from helpers.corpus import load_gold
+
+    def gold(split: str) -> list[Attempt]:
+        questions = load_gold(split, category="injection")
+        return [Attempt(q.id, q.question, "mixed" if q.answer else "pure") for q in questions]
+
+    new = [Attempt(r["id"], r["question"], r["kind"]) for r in _jsonl(INJECTIONS_PATH)]
+    return {"gold dev": gold("dev"), "guard_injections.jsonl": new, "gold test (held out)": gold("test")}
+
+
+def _benign_row(name: str, questions: Sequence[str], rules: Sequence[Rule] | None) -> dict:
+    """Counts for one benign set: how many the guard blocked, or cut a sentence of."""
+    verdicts = [check_input(q, rules) for q in questions]
+    flagged = sum(bool(v.blocked or v.removed) for v in verdicts)
+    return {"set": name, "kind": "benign", "questions": len(questions), "blocked": sum(v.blocked for v in verdicts),
+            "flagged": flagged, "rate": flagged / len(questions)}  # fmt: skip
+
+
+def _injection_row(name: str, attempts: Sequence[Attempt], rules: Sequence[Rule] | None) -> dict:
+    """Counts for one injection set: caught (blocked or the injected part cut), and mixed ones answered."""
+    verdicts = [check_input(a.question, rules) for a in attempts]
+    caught = sum(bool(v.blocked or v.removed) for v in verdicts)
+    kept = sum(not v.blocked and bool(v.removed) for a, v in zip(attempts, verdicts, strict=True) if a.kind == "mixed")
+    return {"set": name, "kind": "injection", "questions": len(attempts), "blocked": sum(v.blocked for v in verdicts),
+            "flagged": caught, "rate": caught / len(attempts),
+            "mixed answered": f"{kept}/{sum(a.kind == 'mixed' for a in attempts)}"}  # fmt: skip
+
+
+def guard_rates(rules: Sequence[Rule] | None = None) -> pd.DataFrame:
+    """One row per set: benign ones flagged (false rejections) and injections caught, with rates and totals."""
+    benign = [_benign_row(name, qs, rules) for name, qs in benign_sets().items()]
+    injections = [_injection_row(name, attempts, rules) for name, attempts in injection_sets().items()]
+    rows = [*benign, _total("all benign", benign), *injections, _total("all injections", injections)]
+    return pd.DataFrame(rows).set_index("set").fillna("")
+
+
+def _total(name: str, rows: Sequence[dict]) -> dict:
+    """A totals row for `rows`."""
+    questions, flagged = sum(r["questions"] for r in rows), sum(r["flagged"] for r in rows)
+    return {"set": name, "kind": rows[0]["kind"], "questions": questions, "blocked": sum(r["blocked"] for r in rows),
+            "flagged": flagged, "rate": flagged / questions}  # fmt: skip
+
+
+def old_false_rejections() -> pd.DataFrame:
+    """Benign questions the old rules flagged, with the old pattern that matched and what the guard does now."""
+    rows = []
+    for name, questions in benign_sets().items():
+        for question in questions:
+            old = check_input(question, OLD_RULES)
+            if old.blocked or old.removed:
+                new = check_input(question)
+                now = "blocked" if new.blocked else ("a sentence cut" if new.removed else "passes")
+                rule = old.reasons[0].removeprefix("matched the old pattern ")
+                verdict = "blocked" if old.blocked else "cut"
+                rows.append({"set": name, "question": question, "old verdict": verdict, "old rule": rule, "now": now})
+    return pd.DataFrame(rows, columns=["set", "question", "old verdict", "old rule", "now"])
+
+
+def flagged_benign(rules: Sequence[Rule] | None = None) -> list[tuple[str, str]]:
+    """(question, reason) for every benign question the guard flags: the list to read when tuning."""
+    out = []
+    for questions in benign_sets().values():
+        for question in questions:
+            verdict = check_input(question, rules)
+            if verdict.removed:
+                out.append((question, "; ".join(verdict.reasons)))
+    return out
+
+
+def missed_injections(rules: Sequence[Rule] | None = None, include_test: bool = False) -> list[tuple[str, str]]:
+    """(set, question) for every attempt the guard lets through untouched (test only when asked)."""
+    return [
+        (name, a.question)
+        for name, attempts in injection_sets().items()
+        if include_test or "test" not in name
+        for a in attempts
+        if not check_input(a.question, rules).removed
+    ]
