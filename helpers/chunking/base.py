@@ -1,6 +1,6 @@
 """What every chunking strategy shares: token counting, building nodes, ids, and the contextual prefix.
 
-A strategy turns one `Document` into `TextNode`s made by `make_node` (the document's metadata plus a
+A strategy turns one `Document` into `TextNode`s made by `make_nodes` (the document's metadata plus a
 `section_path`); `finish` then numbers each document's chunks, names the strategy and gives every node a
 deterministic id. `add_context` is the seed-003 option: the prefix "Title > Section" goes into metadata
 that is embedded with the text but never shown to the LLM.
@@ -10,12 +10,13 @@ What it leaves out: the strategies themselves (one file each) and anything about
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from functools import cache
+from collections.abc import Callable, Sequence
+from functools import cache, lru_cache
 
 import tiktoken
 from llama_index.core import Document
 from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode
+from llama_index.core.utils import get_tokenizer
 
 # A fixed namespace: uuid5(namespace, name) is the same on every machine and every run.
 KIT_NAMESPACE = uuid.UUID("6f1c2a4e-8d4b-5f3a-9c1e-2b7d4a0e9f11")
@@ -23,12 +24,29 @@ KIT_NAMESPACE = uuid.UUID("6f1c2a4e-8d4b-5f3a-9c1e-2b7d4a0e9f11")
 NOT_EMBEDDED = ("chunk", "strategy", "section_path")
 NOT_FOR_LLM = ("chunk", "strategy", "context")
 SEPARATOR = " > "
+SPLITTER_CACHE_SIZE = 1 << 15  # distinct words/sentences remembered by `splitter_tokenizer`
 
 
 @cache
 def encoding() -> tiktoken.Encoding:
     """The cl100k_base tokenizer (read offline from the cache `import helpers` points at)."""
     return tiktoken.get_encoding("cl100k_base")
+
+
+def splitter_tokenizer() -> Callable[[str], list[int]]:
+    """LlamaIndex's own tokenizer for its splitters, with a memory of the texts it has already counted.
+
+    `TokenTextSplitter` and `SentenceSplitter` only ever take `len()` of what it returns, and ask again for
+    every word and sentence (a million calls on 3 MB); the words repeat, so remembering them is the same
+    count for a fraction of the time.
+    """
+    return _remembering(get_tokenizer())
+
+
+@cache
+def _remembering(tokenizer: Callable[[str], list[int]]) -> Callable[[str], list[int]]:
+    """`tokenizer` with an LRU memory (one per tokenizer, so a changed global tokenizer is honoured)."""
+    return lru_cache(maxsize=SPLITTER_CACHE_SIZE)(tokenizer)
 
 
 def count_tokens(text: str) -> int:
@@ -43,14 +61,28 @@ def node_id(source: str, text: str) -> str:
 
 def make_node(document: Document, text: str, section_path: str = "") -> TextNode:
     """A node holding `text`, with the document's metadata, its section path and a link to the document."""
-    node = TextNode(
-        text=text,
-        metadata={**document.metadata, "section_path": section_path},
-        excluded_embed_metadata_keys=[*document.excluded_embed_metadata_keys, *NOT_EMBEDDED],
-        excluded_llm_metadata_keys=[*document.excluded_llm_metadata_keys, *NOT_FOR_LLM],
-    )
-    node.relationships[NodeRelationship.SOURCE] = document.as_related_node_info()
-    return node
+    return make_nodes(document, [text], [section_path])[0]
+
+
+def make_nodes(document: Document, texts: Sequence[str], section_paths: Sequence[str] | None = None) -> list[TextNode]:
+    """`make_node` for many texts of one document: the link to the document is computed once, not per chunk.
+
+    The link carries a sha256 of the whole document; hashing a 2 MB document once per chunk made chunking
+    quadratic in the document's length (seconds per MB), so each node gets a copy of the one link.
+    """
+    source = document.as_related_node_info()
+    nodes = []
+    for text, section_path in zip(texts, section_paths or [""] * len(texts), strict=True):
+        node = TextNode(
+            text=text,
+            metadata={**document.metadata, "section_path": section_path},
+            excluded_embed_metadata_keys=[*document.excluded_embed_metadata_keys, *NOT_EMBEDDED],
+            excluded_llm_metadata_keys=[*document.excluded_llm_metadata_keys, *NOT_FOR_LLM],
+        )
+        # A copy with its own metadata dict, as `as_related_node_info()` would give each node.
+        node.relationships[NodeRelationship.SOURCE] = source.model_copy(update={"metadata": dict(source.metadata)})
+        nodes.append(node)
+    return nodes
 
 
 def contextual_prefix(node: TextNode) -> str:

@@ -15,7 +15,7 @@ from llama_index.core import Document
 from llama_index.core.node_parser import TokenTextSplitter
 from llama_index.core.schema import TextNode
 
-from helpers.chunking.base import encoding, make_node
+from helpers.chunking.base import encoding, make_nodes, splitter_tokenizer
 
 T = TypeVar("T")
 
@@ -37,5 +37,7 @@ def plain_token_chunks(text: str, size: int = 600, overlap: int = 150) -> list[s
 
 def fixed_tokens(document: Document, size: int = 600, overlap: int = 150) -> list[TextNode]:
     """Token windows cut by LlamaIndex's `TokenTextSplitter` (between words, cl100k_base counts)."""
-    splitter = TokenTextSplitter(chunk_size=size, chunk_overlap=overlap, separator=" ", backup_separators=["\n"])
-    return [make_node(document, piece) for piece in splitter.split_text(document.text) if piece.strip()]
+    splitter = TokenTextSplitter(
+        chunk_size=size, chunk_overlap=overlap, separator=" ", backup_separators=["\n"], tokenizer=splitter_tokenizer()
+    )
+    return make_nodes(document, [piece for piece in splitter.split_text(document.text) if piece.strip()])

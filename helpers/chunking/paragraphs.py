@@ -13,7 +13,7 @@ import re
 from llama_index.core import Document
 from llama_index.core.schema import TextNode
 
-from helpers.chunking.base import make_node
+from helpers.chunking.base import make_nodes
 from helpers.chunking.fixed import token_windows
 
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
@@ -27,4 +27,4 @@ def paragraphs(text: str) -> list[str]:
 def paragraph_window(document: Document, size: int = 4, overlap: int = 1) -> list[TextNode]:
     """Windows of `size` consecutive paragraphs, `overlap` shared with the previous window."""
     windows = token_windows(paragraphs(document.text), size, overlap)
-    return [make_node(document, "\n\n".join(window)) for window in windows]
+    return make_nodes(document, ["\n\n".join(window) for window in windows])

@@ -9,10 +9,12 @@ What it leaves out: token counting (sizes are characters) and headings (see `sec
 
 from __future__ import annotations
 
+from collections import deque
+
 from llama_index.core import Document
 from llama_index.core.schema import TextNode
 
-from helpers.chunking.base import make_node
+from helpers.chunking.base import make_nodes
 
 SEPARATORS = ("\n\n", "\n", ". ", " ")
 
@@ -30,14 +32,16 @@ def cut(text: str, size: int, separators: tuple[str, ...] = SEPARATORS) -> list[
 def glue(pieces: list[str], size: int, overlap: int) -> list[str]:
     """Neighbouring pieces joined into chunks of ≤ `size` characters that repeat ≤ `overlap` of the last one."""
     chunks: list[str] = []
-    window: list[str] = []
+    window: deque[str] = deque()
+    length = 0  # characters in the window, kept as pieces come and go (summing each time is quadratic)
     for piece in pieces:
-        if window and sum(map(len, window)) + len(piece) > size:
+        if window and length + len(piece) > size:
             chunks.append("".join(window))
             # Drop pieces from the front until what is left fits the overlap and leaves room for `piece`.
-            while window and (sum(map(len, window)) > overlap or sum(map(len, window)) + len(piece) > size):
-                window.pop(0)
+            while window and (length > overlap or length + len(piece) > size):
+                length -= len(window.popleft())
         window.append(piece)
+        length += len(piece)
     chunks.append("".join(window))
     return [chunk.strip() for chunk in chunks if chunk.strip()]
 
@@ -51,4 +55,4 @@ def recursive_split(text: str, size: int = 500, overlap: int = 50) -> list[str]:
 
 def recursive_chars(document: Document, size: int = 500, overlap: int = 50) -> list[TextNode]:
     """The recursive character strategy on one document."""
-    return [make_node(document, piece) for piece in recursive_split(document.text, size, overlap)]
+    return make_nodes(document, recursive_split(document.text, size, overlap))

@@ -18,7 +18,7 @@ from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import TextNode
 
-from helpers.chunking.base import SEPARATOR, count_tokens, make_node
+from helpers.chunking.base import SEPARATOR, count_tokens, make_nodes, splitter_tokenizer
 
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 MIN_SECTION_TOKENS = 100
@@ -83,15 +83,20 @@ def merge_small_sections(nodes: Sequence[TextNode], min_tokens: int = MIN_SECTIO
 
 def header_sections(document: Document, size: int = 700, overlap: int = 120, min_tokens: int = 0) -> list[TextNode]:
     """One node per heading section; small ones merged (if `min_tokens`), long ones split with overlap."""
-    nodes = [make_node(document, body, path) for path, body in split_sections(document.text)]
+    sections = split_sections(document.text)
+    nodes = make_nodes(document, [body for _, body in sections], [path for path, _ in sections])
     if min_tokens:
         nodes = merge_small_sections(nodes, min_tokens)
-    splitter = SentenceSplitter(chunk_size=size, chunk_overlap=overlap, paragraph_separator="\n\n")
-    split: list[TextNode] = []
+    splitter = SentenceSplitter(
+        chunk_size=size, chunk_overlap=overlap, paragraph_separator="\n\n", tokenizer=splitter_tokenizer()
+    )
+    texts: list[str] = []
+    paths: list[str] = []
     for node in nodes:
         pieces = splitter.split_text(node.text) if count_tokens(node.text) > size else [node.text]
-        split.extend(make_node(document, piece, node.metadata["section_path"]) for piece in pieces)
-    return split
+        texts.extend(pieces)
+        paths.extend([node.metadata["section_path"]] * len(pieces))
+    return make_nodes(document, texts, paths)
 
 
 def header_sections_merged(

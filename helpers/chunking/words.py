@@ -14,7 +14,7 @@ import re
 from llama_index.core import Document
 from llama_index.core.schema import TextNode
 
-from helpers.chunking.base import make_node
+from helpers.chunking.base import make_nodes
 
 WORD = re.compile(r"\S+")
 
@@ -35,4 +35,4 @@ def word_spans(text: str, size: int = 250, overlap: int = 50) -> list[str]:
 
 def word_window(document: Document, size: int = 250, overlap: int = 50) -> list[TextNode]:
     """The word-window strategy on one document."""
-    return [make_node(document, piece) for piece in word_spans(document.text, size, overlap)]
+    return make_nodes(document, word_spans(document.text, size, overlap))
