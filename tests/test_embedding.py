@@ -31,11 +31,12 @@ def test_vectors_are_unit_length_float32_so_cosine_is_a_dot_product(settings: Se
 def test_second_embed_computes_nothing_even_in_a_new_process(settings: Settings) -> None:
     first = Embedder(settings)
     vectors = first.embed_texts([*TEXTS, TEXTS[0]])  # a repeat inside one call is computed once
-    assert first.stats == {"computed": 3, "cached": 1}
+    assert first.stats == {"computed": 3, "cached": 1, "seeded": 0}
     again = first.embed_texts(TEXTS)
     assert first.stats["computed"] == 3 and np.array_equal(again, vectors[:3])
     fresh = Embedder(settings)  # a new embedder reads the same file: what a re-run of a notebook does
-    assert np.array_equal(fresh.embed_texts(TEXTS), vectors[:3]) and fresh.stats == {"computed": 0, "cached": 3}
+    assert np.array_equal(fresh.embed_texts(TEXTS), vectors[:3])
+    assert fresh.stats == {"computed": 0, "cached": 3, "seeded": 0}
     assert fresh._model is None, "a warm run must not even load the model"
 
 
@@ -56,7 +57,7 @@ def test_an_interrupted_run_keeps_what_it_finished(settings: Settings, monkeypat
         crashing.embed_texts(texts)
     resumed = Embedder(settings)
     resumed.embed_texts(texts)
-    assert resumed.stats == {"computed": 4, "cached": 2}
+    assert resumed.stats == {"computed": 4, "cached": 2, "seeded": 0}
 
 
 def test_query_prefix_is_added_to_queries_only(settings: Settings) -> None:

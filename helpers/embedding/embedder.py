@@ -4,13 +4,15 @@ What it does: the packaged all-MiniLM-L6-v2 (or any local sentence-transformers 
 OpenAI embeddings when `embed_backend = "openai"`; every vector has length 1, so cosine similarity is a
 plain dot product. Only texts missing from the cache are computed, in chunks that are saved as soon as
 they are done, so a re-run (or a run after an interruption) embeds nothing twice. Queries get the
-configured `query_prefix` (empty for MiniLM, which was trained without one).
+configured `query_prefix` (empty for MiniLM, which was trained without one). The course corpus's vectors
+ship with the repository (`seed.py`), so a fresh machine looks them up instead of computing them.
 What it leaves out: fine-tuning, GPUs, and models that would have to download at run time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from tqdm.auto import tqdm
 
 from helpers.config import Settings, get_settings
 from helpers.embedding.cache import EmbeddingCache
+from helpers.embedding.seed import SEED_DIR, SeedVectors
 from helpers.models import embedder_path
 
 PACKAGED_MODEL = "all-MiniLM-L6-v2"
@@ -35,7 +38,9 @@ def normalise(matrix: np.ndarray) -> np.ndarray:
 class Embedder:
     """Turns texts into L2-normalised float32 vectors, batched and cached."""
 
-    def __init__(self, settings: Settings | None = None, use_cache: bool = True) -> None:
+    def __init__(
+        self, settings: Settings | None = None, use_cache: bool = True, seed_dir: Path | None = SEED_DIR
+    ) -> None:
         self.settings = settings or get_settings()
         self.backend = self.settings.embed_backend
         self.model_name = self.settings.embed_model
@@ -43,7 +48,13 @@ class Embedder:
         self._model: Any = None
         self._dimension: int | None = None
         self.cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite") if use_cache else None
-        self.stats = {"computed": 0, "cached": 0}
+        self.seed_dir = seed_dir  # the shipped course vectors (seed.py), consulted after the cache; None: never
+        self.stats = {"computed": 0, "cached": 0, "seeded": 0}
+
+    @cached_property
+    def seed(self) -> SeedVectors | None:
+        """The shipped vectors of this model, if the repository has them (loaded on first use)."""
+        return SeedVectors.load(self.model_id, self.seed_dir) if self.seed_dir else None
 
     @property
     def model_id(self) -> str:
@@ -54,7 +65,9 @@ class Embedder:
 
     @property
     def dimension(self) -> int:
-        """Length of one vector (embeds one probe text the first time)."""
+        """Length of one vector (read from the shipped seed, else embeds one probe text the first time)."""
+        if self._dimension is None and self.seed is not None:
+            self._dimension = int(self.seed.vectors.shape[1])
         if self._dimension is None:
             self._dimension = int(self.embed_texts(["dimension probe"]).shape[1])
         return self._dimension
@@ -96,18 +109,24 @@ class Embedder:
         if self.cache is None:
             self.stats["computed"] += len(texts)
             return self._remember_dimension(self._compute(texts))
-        # 1. look every text up by its key; 2. compute each missing text once, saving chunk by chunk
+        # 1. look every text up by its key (cache, then the shipped seed); 2. compute each missing text once,
+        # saving chunk by chunk
         keys = [EmbeddingCache.key(self.model_id, text) for text in texts]
         found = self.cache.get_many(keys)
         missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in found}
-        pending = list(missing.items())
+        seeded = self.seed.get_many(list(missing)) if missing and self.seed else {}
+        if seeded:  # shipped with the repository: copied into the cache, never computed
+            self.cache.put_many(seeded)
+            found.update(seeded)
+        pending = [(key, text) for key, text in missing.items() if key not in seeded]
         chunks = range(0, len(pending), SAVE_EVERY)
         for start in tqdm(chunks, desc="embedding", unit="chunk", disable=not progress or len(chunks) < 2):
             part = pending[start : start + SAVE_EVERY]
             new = dict(zip([k for k, _ in part], self._compute([t for _, t in part]), strict=True))
             self.cache.put_many(new)
             found.update(new)
-        self.stats["computed"] += len(missing)
+        self.stats["computed"] += len(pending)
+        self.stats["seeded"] += len(seeded)
         self.stats["cached"] += len(texts) - len(missing)
         if len({len(found[key]) for key in keys}) > 1:
             raise ValueError(

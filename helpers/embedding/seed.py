@@ -1,0 +1,145 @@
+"""The shipped course vectors: a read-only "seed" the embedder consults before it computes anything.
+
+A fresh machine would otherwise embed the whole course corpus during set-up (minutes on 2 cores). The
+repository ships `course_data/index/embeddings-<model>.npz`: for every chunk of the course corpus under the
+default chunking, the embedding cache key (sha256 of model id + text, see `cache.py`) and the vector in
+float16 (~1.3 MB for MiniLM). The `Embedder` looks a text up here after its own cache and before the model,
+so a text whose key is not in the seed (another chunking, a changed corpus, another model) is computed as
+usual. On load the file is checked (model id, shapes, finite unit-length vectors); a file that fails is
+ignored with a warning, never trusted.
+
+    .venv/bin/python -m helpers.embedding.seed      # regenerate after the corpus or the default chunking changed
+
+What it leaves out: the vectors of other chunkings and other corpora, and float32 precision (float16 keeps
+cosine similarities within about 1e-3; the vectors are normalised again after loading).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from helpers.config import REPO_ROOT, Settings, get_settings
+
+SEED_DIR = REPO_ROOT / "course_data" / "index"
+FORMAT = "kit-embedding-seed 1"
+NORM_TOLERANCE = 1e-2  # a float16 unit vector has a norm within ~1e-3 of 1; anything further is damaged
+
+
+def seed_path(model_id: str, folder: Path = SEED_DIR) -> Path:
+    """Where the seed of one embedding model lives (the model id made safe for a file name)."""
+    return folder / f"embeddings-{re.sub(r'[^A-Za-z0-9._-]+', '_', model_id)}.npz"
+
+
+class SeedVectors:
+    """Vectors shipped with the repository, looked up by embedding-cache key; read-only."""
+
+    def __init__(self, model_id: str, keys: Sequence[str], vectors: np.ndarray) -> None:
+        self.model_id = model_id
+        self.index = {key: row for row, key in enumerate(keys)}
+        self.vectors = vectors
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @classmethod
+    def load(cls, model_id: str, folder: Path = SEED_DIR) -> SeedVectors | None:
+        """The seed of `model_id` in `folder`, or None when there is none or it fails its checks."""
+        path = seed_path(model_id, folder)
+        if not path.exists():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                found_format, found_model = str(data["format"]), str(data["model_id"])
+                keys, vectors = data["keys"], data["vectors"]
+            problem = _check(found_format, found_model, model_id, keys, vectors)
+        except (OSError, ValueError, KeyError) as err:
+            problem = f"unreadable ({err})"
+        if problem:
+            warnings.warn(f"ignoring the shipped vectors {path}: {problem}; they will be computed", stacklevel=2)
+            return None
+        return cls(model_id, [bytes(key).hex() for key in keys], vectors)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The seeded vectors among `keys`, as float32 rows of length 1."""
+        rows = [(key, self.index[key]) for key in keys if key in self.index]
+        if not rows:
+            return {}
+        matrix = self.vectors[[row for _, row in rows]].astype(np.float32)
+        matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+        return {key: vector for (key, _), vector in zip(rows, matrix, strict=True)}
+
+
+def _check(found_format: str, found_model: str, model_id: str, keys: np.ndarray, vectors: np.ndarray) -> str:
+    """What is wrong with a loaded seed ("" when nothing)."""
+    if found_format != FORMAT:
+        return f"format {found_format!r}, expected {FORMAT!r}"
+    if found_model != model_id:
+        return f"made for model {found_model!r}, not {model_id!r}"
+    if keys.ndim != 2 or keys.shape[1] != 32 or keys.dtype != np.uint8:
+        return f"keys of shape {keys.shape} and type {keys.dtype}, expected (n, 32) uint8"
+    if vectors.ndim != 2 or len(vectors) != len(keys) or vectors.dtype != np.float16:
+        return f"vectors of shape {vectors.shape} and type {vectors.dtype} for {len(keys)} keys"
+    norms = np.linalg.norm(vectors.astype(np.float32), axis=1)
+    if not np.all(np.abs(norms - 1) < NORM_TOLERANCE):
+        return "vectors that are not of length 1 (damaged?)"
+    return ""
+
+
+def write_seed(model_id: str, keys: Sequence[str], vectors: np.ndarray, folder: Path = SEED_DIR) -> Path:
+    """Write a seed file: keys as 32 raw bytes each, vectors as float16."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = seed_path(model_id, folder)
+    raw_keys = np.frombuffer(b"".join(bytes.fromhex(key) for key in keys), dtype=np.uint8).reshape(len(keys), 32)
+    np.savez_compressed(
+        path, format=FORMAT, model_id=model_id, keys=raw_keys, vectors=np.asarray(vectors, dtype=np.float16)
+    )
+    return path
+
+
+def course_embed_texts(settings: Settings) -> list[str]:
+    """What the embedder sees for every chunk of the course corpus under the settings' chunking."""
+    from helpers.chunking import chunk_for_settings
+    from helpers.parsing import parse_folder
+
+    documents = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
+    return [node.get_content(metadata_mode="embed") for node in chunk_for_settings(documents, settings)]
+
+
+def build_seed(settings: Settings | None = None, folder: Path = SEED_DIR) -> tuple[Path, int]:
+    """Embed the course corpus under the default model and chunking (the cache serves what it has); write the seed."""
+    from helpers.embedding.cache import EmbeddingCache
+    from helpers.embedding.embedder import Embedder
+
+    defaults = Settings()  # the seed is for what a fresh machine builds: the default chunking and model
+    settings = (settings or get_settings()).replace(
+        embed_backend=defaults.embed_backend,
+        embed_model=defaults.embed_model,
+        chunk_strategy=defaults.chunk_strategy,
+        chunk_size=defaults.chunk_size,
+        chunk_overlap=defaults.chunk_overlap,
+    )
+    embedder = Embedder(settings, seed_dir=None)  # never seed the seed from itself
+    texts = list(dict.fromkeys(course_embed_texts(settings)))
+    vectors = embedder.embed_texts(texts, progress=True)
+    keys = [EmbeddingCache.key(embedder.model_id, text) for text in texts]
+    return write_seed(embedder.model_id, keys, vectors, folder), len(texts)
+
+
+def main() -> int:
+    """`python -m helpers.embedding.seed`: regenerate the shipped course vectors."""
+    start = time.perf_counter()
+    path, count = build_seed()
+    size_mb = path.stat().st_size / 1e6
+    print(f"wrote {path} ({count} vectors, {size_mb:.2f} MB) in {time.perf_counter() - start:.0f} s; commit it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
