@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sets the kit up from scratch, idempotently: a virtual environment in .venv, the pinned install,
-# the offline models (joined and checksum-verified) and the course index. A second run takes seconds.
+# the offline models (joined and checksum-verified) and the course index (its vectors ship in
+# course_data/index, so nothing is embedded here). Only what the course needs: the browser test's Chromium
+# is installed by scripts/test.sh. A second run takes seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +23,9 @@ stamp=.venv/.kit-install-stamp
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "==> installing pinned packages (first time: ~5 min, most of it compiling llama-cpp-python once)"
   pip=(.venv/bin/python -m pip --disable-pip-version-check)
+  # llama-cpp-python compiles from source: skip its multimodal library (mtmd/llava, unused by the kit) and build
+  # for this CPU only. A CMAKE_ARGS of your own (e.g. -DGGML_CUDA=on) replaces these.
+  export CMAKE_ARGS=${CMAKE_ARGS:-"-DLLAVA_BUILD=OFF -DGGML_NATIVE=ON"}
   "${pip[@]}" install --quiet --upgrade "pip==26.3" "setuptools>=68" wheel
   # torch first and alone, so nothing else can pull a CUDA build (KIT_TORCH_INDEX may name a CPU index).
   "${pip[@]}" install --progress-bar on torch==2.13.0 ${KIT_TORCH_INDEX:+--index-url "$KIT_TORCH_INDEX"}
@@ -29,17 +34,6 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "$wanted" > "$stamp"
 else
   echo "==> packages already installed (pins unchanged)"
-fi
-
-# The app's browser test (tests/browser) drives Debian's Chromium; install it once where we may (root + apt-get).
-if [ ! -x /usr/bin/chromium ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "==> installing chromium for the browser test (apt-get, once)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
-      echo "warning: could not install chromium; the browser test will skip" >&2
-  else
-    echo "==> no /usr/bin/chromium and no root apt-get to install it: the browser test will skip"
-  fi
 fi
 
 # OCR of the handbook's scanned page (notebook 11) needs Tesseract's language data; where it cannot be installed,

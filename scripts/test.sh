@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
-# Command 2: the whole test suite. Installs what it needs first (idempotent), then ruff, the unit tests
-# and every notebook executed headlessly with nbval, in the `ci` profile unless KIT_PROFILE says otherwise.
+# Command 2: the whole test suite. Installs what it needs first (idempotent: the kit, then Chromium for the
+# browser test), then ruff, the unit tests and every notebook executed headlessly with nbval, in the `ci`
+# profile unless KIT_PROFILE says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The app's browser test (tests/browser) drives Debian's Chromium; install it once where we may (root + apt-get).
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "==> installing chromium for the browser test (apt-get, once)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
+      echo "warning: could not install chromium; the browser test will skip" >&2
+  else
+    echo "==> no /usr/bin/chromium and no root apt-get to install it: the browser test will skip"
+  fi
+fi
 export KIT_PROFILE=${KIT_PROFILE:-ci}
 echo "==> ruff"
 .venv/bin/ruff check .
