@@ -58,14 +58,22 @@ def _train_reranker(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    """Index a folder, answer its questions four ways, print the table, write the per-question rows."""
+    """Index a folder, answer its questions in the chosen configurations, print the table and the rows' file."""
     from helpers.byod import evaluate_questions, ingest_folder, load_questions
+    from helpers.byod.evaluate import CONFIGS
 
     questions = load_questions(args.questions)  # bad files fail here, before any model loads
+    configs = [name.strip() for name in args.configs.split(",") if name.strip()]
+    if not configs or set(configs) - set(CONFIGS):
+        print(f"error: --configs takes a comma-separated list from: {', '.join(CONFIGS)}", file=sys.stderr)
+        return 2
     docs = ingest_folder(args.docs, progress=not args.quiet)
     try:
         print(docs)
-        result = evaluate_questions(docs.pipeline, questions, limit=args.limit, progress=not args.quiet)
+        _print_eval_settings(docs.pipeline.settings, configs)
+        result = evaluate_questions(
+            docs.pipeline, questions, limit=args.limit, progress=not args.quiet, configs=configs
+        )
     finally:
         docs.close()
     print(f"reranker: {result.reranker_note}")
@@ -73,6 +81,18 @@ def _eval(args: argparse.Namespace) -> int:
     out = args.out or docs.pipeline.settings.data_dir / f"eval_{docs.collection}_{time.strftime('%Y%m%d-%H%M%S')}.csv"
     print(f"per-question results: {result.save_rows(out)}")
     return 0
+
+
+EVAL_KEYS = (
+    "chunk_strategy", "chunk_size", "chunk_overlap", "embed_model", "retriever", "hybrid_alpha", "hybrid_pool",
+    "top_k", "context_tokens", "query_expansion", "refusal_threshold", "reranker", "rerank_depth", "llm_model",
+)  # fmt: skip
+
+
+def _print_eval_settings(settings: object, configs: list[str]) -> None:
+    """The settings an evaluation runs with, so a printed table can be reproduced."""
+    values = ", ".join(f"{key}={getattr(settings, key)}" for key in EVAL_KEYS)
+    print(f"configurations: {', '.join(configs)}\nsettings: {values}; llm: {settings.llm_name}")  # type: ignore[attr-defined]
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -133,6 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     evaluate.add_argument("--questions", required=True, help="a .csv or .jsonl with question and answer columns")
     evaluate.add_argument("--limit", type=int, default=None, help="evaluate only the first N questions")
     evaluate.add_argument("--out", default=None, help="where to write the per-question CSV")
+    evaluate.add_argument(
+        "--configs", default="closed_book,dense,default",
+        help="rows to run, comma-separated, from: closed_book, dense, hybrid, default (the configured pipeline), "
+        "rerank (hybrid + the best reranker: slow, it reads rerank_depth chunks per question)",
+    )  # fmt: skip
     evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
     evaluate.set_defaults(run=_eval)
     report = sub.add_parser("report", help="run the full evaluation (gold test split) and write it to reports/")

@@ -124,14 +124,23 @@ def test_eval_command_prints_the_table_and_writes_rows(
     questions.write_text("question,answer\nWhat is the application fee?,$90; 90\nHow big are teams?,three to five\n")
     out = tmp_path / "rows.csv"
     code = main(["eval", "--docs", str(tiny_corpus), "--questions", str(questions), "--limit", "1", "--quiet",
-                 "--out", str(out)])  # fmt: skip
+                 "--out", str(out), "--configs", "closed_book,dense,hybrid,default"])  # fmt: skip
     printed = capsys.readouterr().out
     assert code == 0 and "closed book" in printed and "hybrid" in printed and str(out) in printed
+    assert "settings: chunk_strategy=" in printed and "top_k=" in printed  # what the table was run with
     with out.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert {row["config"] for row in rows} >= {"closed book", "dense", "hybrid"}
-    assert all(row["id"] == "q001" for row in rows) and len(rows) in (3, 4)
+    configs = [row["config"] for row in rows]
+    assert configs[:3] == ["closed book", "dense", "hybrid"] and configs[3].startswith("default (")
+    assert all(row["id"] == "q001" for row in rows) and len(rows) == 4  # no reranked row unless asked
     assert rows[1]["answer_in_top_k"] == "1.0"  # the dense hits hold "$90"
+
+
+def test_eval_command_refuses_an_unknown_configuration(tmp_path: Path, capsys) -> None:
+    questions = tmp_path / "questions.csv"
+    questions.write_text("question,answer\nWhat is the application fee?,$90\n")
+    code = main(["eval", "--docs", str(tmp_path), "--questions", str(questions), "--configs", "dense,colbert"])
+    assert code == 2 and "--configs takes" in capsys.readouterr().err
 
 
 def test_eval_command_reports_a_bad_questions_file_without_a_traceback(tmp_path: Path, capsys) -> None:

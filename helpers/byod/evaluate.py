@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from helpers.pipeline import RAGPipeline
     from helpers.rerank import Reranker
 
+CONFIGS = ("closed_book", "dense", "hybrid", "default", "rerank")  # the rows `evaluate_questions` can run
+DEFAULT_CONFIGS = ("closed_book", "dense", "hybrid", "rerank")  # notebook 10's four rows
 CI_QUESTIONS = 3  # questions evaluated in the ci profile (seeded subset): 9 answers + 3 reranked + 15 rerank pairs
 CI_RERANK_DEPTH = 5  # candidates the reranker reads per question in ci (the LLM reranker takes seconds per pair)
 COLUMNS = ["config", "id", "question", "reference", "answer", "status", "em", "f1", "answer_in_top_k"]
@@ -109,22 +111,38 @@ def evaluate_questions(
     limit: int | None = None,
     k: int | None = None,
     progress: bool = True,
+    configs: Sequence[str] = DEFAULT_CONFIGS,
 ) -> BYODEvaluation:
-    """Answer every question in four configurations and score each answer (see the module docstring)."""
+    """Answer every question in the chosen configurations (`CONFIGS`) and score each answer (module docstring).
+
+    closed_book: no retrieval; dense, hybrid: those retrievers alone; default: the pipeline's configured
+    retriever (reranked if the settings say so); rerank: hybrid + the best reranker the kit has (slow).
+    """
     settings = pipeline.settings
+    unknown = [name for name in configs if name not in CONFIGS]
+    if unknown or not configs:
+        raise ByodError(f"unknown configuration(s) {unknown or '(none)'}; choose from: {', '.join(CONFIGS)}")
     picked, k = evaluation_subset(questions, settings, limit), k or settings.top_k
     if not picked:
         raise ByodError(f"no questions to evaluate (limit={limit}); give at least one")
-    hybrid = make_retriever("hybrid", pipeline)
-    retrievers: dict[str, Any] = {"dense": make_retriever("dense", pipeline), "hybrid": hybrid}
-    reranker, note = choose_reranker(pipeline)
-    if reranker is not None:
-        from helpers.rerank import Reranked
+    retrievers: dict[str, Any] = {}
+    if "dense" in configs:
+        retrievers["dense"] = make_retriever("dense", pipeline)
+    if "hybrid" in configs or "rerank" in configs:
+        hybrid = make_retriever("hybrid", pipeline)
+        retrievers.update({"hybrid": hybrid} if "hybrid" in configs else {})
+    if "default" in configs:
+        retrievers[f"default ({settings.retriever}, k={k}, reranker {settings.reranker})"] = pipeline.retriever
+    note = "not run (add rerank to the configurations)"
+    if "rerank" in configs:
+        reranker, note = choose_reranker(pipeline)
+        if reranker is not None:
+            from helpers.rerank import Reranked
 
-        depth = min(settings.rerank_depth, CI_RERANK_DEPTH) if settings.profile == "ci" else settings.rerank_depth
-        retrievers[f"hybrid + {reranker.name} (top {depth})"] = Reranked(hybrid, reranker, depth)
+            depth = min(settings.rerank_depth, CI_RERANK_DEPTH) if settings.profile == "ci" else settings.rerank_depth
+            retrievers[f"hybrid + {reranker.name} (top {depth})"] = Reranked(hybrid, reranker, depth)
     rows = []
-    for config in ["closed book", *retrievers]:
+    for config in ["closed book"] * ("closed_book" in configs) + list(retrievers):
         for question in tqdm(picked, desc=config, unit="question", disable=not progress):
             start = time.perf_counter()
             if config == "closed book":

@@ -1,0 +1,145 @@
+"""Defaults on two corpora: the sweeps that chose the kit's defaults, on the course gold set and the real set.
+
+    .venv/bin/python -m bench.realworld retrieval            # chunking x retrieval grid, no LLM (dev)
+    .venv/bin/python -m bench.realworld answers --limit 30   # reader set-ups on the dev splits (LLM, long)
+    .venv/bin/python -m bench.realworld final --limit 40     # old vs new defaults on the test splits
+
+Each stage prints its table (one column per corpus) and writes `bench/results/realworld_<stage>.{csv,json}`.
+The real set is rebuilt first (`course_data/realworld/README.md`); without it only the course column is filled.
+What it leaves out: the reranker sweep (notebook 06, `helpers.rerank.compare`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import pandas as pd
+
+from bench.common import RESULTS_DIR, Record
+from helpers.config import Settings, get_settings
+from helpers.evaluation.two_corpora import (
+    CHUNK_KEYS,
+    Corpus,
+    answer_row,
+    close_all,
+    course_corpus,
+    indexed,
+    realworld_corpus,
+    retrieval_rows,
+    side_by_side,
+    tuning_settings,
+)
+
+OLD_DEFAULTS: dict[str, Any] = dict(
+    chunk_strategy="recursive_chars", chunk_size=0, chunk_overlap=-1, retriever="hybrid_rrf", hybrid_pool=30,
+    top_k=4, context_tokens=1500,
+)  # fmt: skip
+CHUNKINGS: dict[str, dict[str, Any]] = {
+    "recursive 500/50 (old)": dict(chunk_strategy="recursive_chars", chunk_size=0, chunk_overlap=-1),
+    "words 250/50": dict(chunk_strategy="word_window", chunk_size=250, chunk_overlap=50),
+    "recursive 1000/100": dict(chunk_strategy="recursive_chars", chunk_size=1000, chunk_overlap=100),
+    "words 150/30": dict(chunk_strategy="word_window", chunk_size=150, chunk_overlap=30),
+    "recursive 1500/150": dict(chunk_strategy="recursive_chars", chunk_size=1500, chunk_overlap=150),
+    "sections merged": dict(chunk_strategy="header_sections_merged", chunk_size=0, chunk_overlap=-1),
+}
+RETRIEVALS: dict[str, dict[str, Any]] = {
+    "rrf pool 30 (old)": dict(retriever="hybrid_rrf", hybrid_pool=30),
+    "rrf pool 50": dict(retriever="hybrid_rrf", hybrid_pool=50),
+    "weighted 0.5 pool 50": dict(retriever="hybrid", hybrid_alpha=0.5, hybrid_pool=50),
+    "weighted 0.3 pool 50": dict(retriever="hybrid", hybrid_alpha=0.3, hybrid_pool=50),
+    "weighted 0.7 pool 50": dict(retriever="hybrid", hybrid_alpha=0.7, hybrid_pool=50),
+    "dense": dict(retriever="dense"),
+    "bm25": dict(retriever="bm25"),
+}
+TOP_KS = (3, 4, 5, 6, 8)
+
+
+CORPORA = ("course", "real")
+
+
+def corpora(split: str, base: Settings, names: tuple[str, ...] = CORPORA) -> list[Corpus]:
+    """The course corpus and, when rebuilt, the real one (or only those named)."""
+    found = [course_corpus(split, base) if "course" in names else None]
+    found.append(realworld_corpus(split, base) if "real" in names else None)
+    return [corpus for corpus in found if corpus is not None]
+
+
+def retrieval_stage(base: Settings, split: str = "dev", names: tuple[str, ...] = CORPORA) -> pd.DataFrame:
+    """Every chunking x retrieval x k on each corpus, scored without the LLM."""
+    from helpers.retrieval import BM25Retriever, DenseRetriever, Memoized, make_retriever
+
+    rows = []
+    for corpus in corpora(split, base, names):
+        for chunk_name, chunking in CHUNKINGS.items():
+            pipeline = indexed(corpus, tuning_settings(corpus, base, **chunking), progress=True)
+            bm25 = BM25Retriever.from_store(pipeline.store)  # fitted once per index
+            dense = Memoized(DenseRetriever(pipeline.store, pipeline.embedder))  # each query embedded once
+            for retrieval_name, retrieval in RETRIEVALS.items():
+                settings = tuning_settings(corpus, base, **chunking, **retrieval)
+                pipeline.settings = settings
+                retriever = make_retriever(None, pipeline, bm25=bm25, dense=dense, pool=settings.hybrid_pool)
+                for row in retrieval_rows(pipeline, corpus, retriever, TOP_KS):
+                    rows.append({"corpus": corpus.name, "chunking": chunk_name, "retrieval": retrieval_name, **row})
+                print(pd.DataFrame(rows[-len(TOP_KS):]).round(3).to_string(), flush=True)
+        close_all()
+    return pd.DataFrame(rows)
+
+
+def answer_stage(
+    base: Settings, setups: dict[str, dict[str, Any]], split: str, limit: int | None, names: tuple[str, ...] = CORPORA
+) -> pd.DataFrame:
+    """The reader's EM/F1 for each named set-up on each corpus (the first `limit` questions of a split)."""
+    rows = []
+    for corpus in corpora(split, base, names):
+        questions = list(corpus.questions)[:limit] if limit else list(corpus.questions)
+        for name, changes in setups.items():
+            settings = tuning_settings(corpus, base, **changes)
+            summary, _ = answer_row(indexed(corpus, settings), questions, progress=True, label=f"{corpus.name}: {name}")
+            rows.append({"corpus": corpus.name, "set-up": name, **summary})
+            print(rows[-1], flush=True)
+        close_all()
+    return pd.DataFrame(rows)
+
+
+def write(record: Record, frame: pd.DataFrame, extra: dict[str, Any] | None = None) -> None:
+    """The stage's rows as CSV and, with the machine record (load average at both ends), as JSON."""
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(RESULTS_DIR / f"{record.name}.csv", index=False)
+    for key, value in {**(extra or {}), "rows": frame.to_dict("records")}.items():
+        record[key] = value
+    record.save()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one stage, print its table, write its results."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("stage", choices=("retrieval", "answers", "final"))
+    parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
+    parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
+    parser.add_argument("--tag", default="", help="appended to the results' file names")
+    parser.add_argument("--setups", default="", help="JSON {name: {setting: value}} for the answers stage")
+    args = parser.parse_args(argv)
+    base, names = get_settings(), tuple(args.corpora.split(","))
+    record = Record(f"realworld_{args.stage}{args.tag}", RESULTS_DIR)
+    if args.stage == "retrieval":
+        frame = retrieval_stage(base, names=names)
+        write(record, frame)
+        frame["set-up"] = frame.chunking + " | " + frame.retrieval + " | k=" + frame.k.astype(str)
+        print(side_by_side(frame.to_dict("records"), "answer in context").to_string())
+        return 0
+    setups = json.loads(args.setups) if args.setups else {"old defaults": OLD_DEFAULTS, "settings": {}}
+    split = "dev" if args.stage == "answers" else "test"
+    frame = answer_stage(base, setups, split, args.limit, names)
+    write(record, frame, {"split": split, "limit": args.limit, "setups": setups})
+    for metric in ("F1", "EM", "answer in context", "s / answer"):
+        print(f"\n{metric} ({split})\n{side_by_side(frame.to_dict('records'), metric).to_string()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["CHUNK_KEYS", "OLD_DEFAULTS", "main"]

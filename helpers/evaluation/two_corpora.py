@@ -1,0 +1,202 @@
+"""Choosing defaults on two corpora: the course gold set and a set of real university documents.
+
+A default tuned on one corpus can lose on another, so every choice here is scored on both, side by side:
+- `Corpus` names a folder of documents and one split of its questions (`course_corpus`, `realworld_corpus`);
+- `indexed` builds (or reuses) the index of a corpus for one set of chunking settings, in a collection of its
+  own under `data_dir/tuning` — embeddings come from the kit's cache, so a second run only checks;
+- `retrieval_rows` scores one retrieval set-up at several k without the LLM: the share of answerable questions
+  whose reference answer is inside the passages the reader would get (after the token budget), the share whose
+  evidence document is among them, and the prompt tokens those passages cost;
+- `answer_row` asks the reader (short-answer mode) and scores SQuAD EM/F1, refusals and seconds per answer;
+- `side_by_side` puts the rows of both corpora next to each other, and `pick_default` keeps the choice that
+  does not lose on either.
+What it leaves out: LLM judges (notebook 08) and the test splits' use for tuning — tune on `dev`, report `test`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from helpers.config import Settings, get_settings
+from helpers.corpus import Question, load_gold
+from helpers.evaluation.answer_relevance import contains_answer
+
+if TYPE_CHECKING:
+    from helpers.pipeline import RAGPipeline
+    from helpers.retrieval import Retriever
+
+# What a set-up may change: chunking (needs its own index) and everything after it (does not).
+CHUNK_KEYS = ("chunk_strategy", "chunk_size", "chunk_overlap")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A folder of documents and one split of its questions."""
+
+    name: str
+    folder: Path
+    questions: tuple[Question, ...]
+    expansion: bool = False  # the course synonym table only knows the course's words
+
+    @property
+    def answerable(self) -> list[Question]:
+        """The questions that have a reference answer and evidence."""
+        return [q for q in self.questions if q.answerable and q.category not in ("injection", "unanswerable")]
+
+
+def course_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus:
+    """The course documents and their gold questions (injections left out: the guard is measured elsewhere)."""
+    settings = settings or get_settings()
+    questions = tuple(q for q in load_gold(split) if q.category != "injection")
+    return Corpus("course", Path(settings.corpus_dir), questions, expansion=True)
+
+
+def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
+    """The real-document set, or None when its folder has not been rebuilt (course_data/realworld/README.md)."""
+    from helpers.byod.realworld import load_realworld, realworld_available, realworld_docs_dir
+
+    if not realworld_available():
+        return None
+    return Corpus("real", realworld_docs_dir(settings), tuple(load_realworld(split)))
+
+
+def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any) -> Settings:
+    """The settings of one set-up on one corpus: its own collection per chunking, apart from the course index."""
+    settings = (base or get_settings()).replace(**changes)
+    chunking = "_".join(str(getattr(settings, key)) for key in CHUNK_KEYS).replace("-", "m")
+    collection = f"tune_{corpus.name}_{chunking}"
+    return settings.replace(
+        corpus_dir=corpus.folder,
+        collection=collection,
+        data_dir=settings.data_dir / "tuning" / collection,  # one embedded folder each: several open at once
+        query_expansion=settings.query_expansion and corpus.expansion,
+    )
+
+
+_OPEN: dict[tuple[str, str], RAGPipeline] = {}
+
+
+def indexed(corpus: Corpus, settings: Settings, progress: bool = False) -> RAGPipeline:
+    """A pipeline over the corpus chunked as the settings say; built once per process, then reused."""
+    from helpers.pipeline import RAGPipeline
+
+    key = (str(settings.qdrant_location), settings.collection)
+    if key not in _OPEN:
+        pipeline = RAGPipeline(settings)
+        pipeline.ingest(corpus.folder, progress=progress)
+        _OPEN[key] = pipeline
+    pipeline = _OPEN[key]
+    pipeline.settings = settings  # same index, other retrieval or generation settings
+    pipeline.__dict__.pop("retriever", None)
+    return pipeline
+
+
+def close_all() -> None:
+    """Close every pipeline `indexed` opened (the embedded store admits one process at a time)."""
+    while _OPEN:
+        _OPEN.popitem()[1].close()
+
+
+def reader_passages(pipeline: RAGPipeline, question: str, hits: Sequence[Any] | None = None) -> list[Any]:
+    """The hits the reader would get: the top-k (given, or retrieved), cut to the context budget as the prompt is."""
+    from helpers.generation import TokenBudget, build_messages, check_input, count_tokens, fit_context
+
+    settings = pipeline.settings
+    cleaned = check_input(question).question
+    if hits is None:
+        hits = pipeline.retriever.retrieve(cleaned, settings.top_k)
+    fixed = sum(count_tokens(m["content"]) for m in build_messages(cleaned, [], "short"))
+    return fit_context(list(hits)[: settings.top_k], TokenBudget.from_settings(settings).context_room(fixed))
+
+
+def retrieval_rows(
+    pipeline: RAGPipeline, corpus: Corpus, retriever: Retriever, ks: Sequence[int]
+) -> list[dict[str, float]]:
+    """For each k: answer in the reader's context, evidence document in it, context tokens, ms per question.
+
+    The retriever is asked once per question for max(ks) hits; every smaller k is the head of that list (a
+    hybrid's ranking does not depend on k: each side returns its fixed pool).
+    """
+    from helpers.generation import check_input, count_tokens
+
+    ranked, seconds = [], []
+    for question in corpus.answerable:
+        start = time.perf_counter()
+        ranked.append(retriever.retrieve(check_input(question.question).question, max(ks)))
+        seconds.append(time.perf_counter() - start)
+    rows = []
+    for k in ks:
+        settings = pipeline.settings.replace(top_k=k)
+        found, recalled, tokens = [], [], []
+        for question, hits in zip(corpus.answerable, ranked, strict=True):
+            used = reader_passages(_with_settings(pipeline, settings), question.question, hits)
+            found.append(any(contains_answer(hit.text, question.answers) for hit in used))
+            recalled.append(any(hit.source in question.evidence_docs for hit in used))
+            tokens.append(sum(count_tokens(hit.text) for hit in used))
+        rows.append({
+            "k": k,
+            "questions": len(found),
+            "answer in context": statistics.fmean(found) if found else float("nan"),
+            "evidence doc in context": statistics.fmean(recalled) if recalled else float("nan"),
+            "context tokens": statistics.fmean(tokens) if tokens else float("nan"),
+            "ms / question": 1000 * statistics.fmean(seconds) if seconds else float("nan"),
+        })  # fmt: skip
+    return rows
+
+
+def _with_settings(pipeline: RAGPipeline, settings: Settings) -> RAGPipeline:
+    """The pipeline with other settings (same index): only `reader_passages` reads them here."""
+    pipeline.settings = settings
+    return pipeline
+
+
+def answer_row(
+    pipeline: RAGPipeline, questions: Iterable[Question], progress: bool = False, label: str = ""
+) -> tuple[dict[str, float], pd.DataFrame]:
+    """The reader's short answers scored: EM, F1 (answerable), refusals, prompt tokens, seconds; and the rows."""
+    from helpers.generation.evaluate import score_answer
+
+    rows = []
+    for question in tqdm(list(questions), desc=label or "answers", disable=not progress, leave=False):
+        answer = pipeline.ask(question.question, mode="short")
+        row = score_answer(question, answer)
+        row["in_context"] = any(contains_answer(hit.text, question.answers) for hit in answer.hits)
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    answerable = frame[frame.kind == "answerable"]
+    unanswerable = frame[frame.kind == "unanswerable"]
+    called = frame[frame.llm_called & ~frame.cached]
+    summary = {
+        "questions": len(frame),
+        "EM": float(answerable.em.mean()),
+        "F1": float(answerable.f1.mean()),
+        "answer in context": float(answerable.in_context.mean()),
+        "refused (answerable)": float(answerable.status.isin(["refused", "no_context"]).mean()),
+        "refused (unanswerable)": float(unanswerable.status.isin(["refused", "no_context"]).mean())
+        if len(unanswerable)
+        else float("nan"),
+        "prompt tokens": float(frame.prompt_tokens[frame.llm_called].mean()),
+        "s / answer": float(called.seconds.mean()) if len(called) else float("nan"),
+    }
+    return summary, frame
+
+
+def side_by_side(rows: Sequence[dict[str, Any]], metric: str, index: str = "set-up") -> pd.DataFrame:
+    """One row per set-up, one column per corpus for `metric` (rows need `corpus`, `index` and `metric`)."""
+    frame = pd.DataFrame(rows)
+    return frame.pivot_table(index=index, columns="corpus", values=metric, sort=False).round(3)
+
+
+def pick_default(table: pd.DataFrame, current: str, tolerance: float = 0.0) -> str:
+    """The set-up with the best mean over corpora among those that lose on no corpus to `current`."""
+    floor = table.loc[current] - tolerance
+    safe = table[(table >= floor).all(axis=1)]
+    return str(safe.mean(axis=1).idxmax())

@@ -1,0 +1,60 @@
+"""Choosing defaults on two corpora: set-up settings, retrieval rows on a tiny index, the side-by-side pick."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from helpers.config import Settings
+from helpers.corpus import Evidence, Question
+from helpers.evaluation.two_corpora import (
+    Corpus,
+    close_all,
+    indexed,
+    pick_default,
+    retrieval_rows,
+    side_by_side,
+    tuning_settings,
+)
+from helpers.retrieval import make_retriever
+
+
+def _question(qid: str, text: str, answer: str, doc: str) -> Question:
+    return Question(qid, text, answer, "direct_fact", "dev", (Evidence(doc, answer),))
+
+
+def test_each_chunking_gets_its_own_collection_and_folder(tmp_settings: Settings, tiny_corpus: Path) -> None:
+    corpus = Corpus("real", tiny_corpus, ())
+    words = tuning_settings(corpus, tmp_settings, chunk_strategy="word_window", chunk_size=120, chunk_overlap=20)
+    plain = tuning_settings(corpus, tmp_settings)
+    assert words.collection != plain.collection and words.data_dir != plain.data_dir
+    assert words.corpus_dir == tiny_corpus and not words.query_expansion  # course synonyms stay on the course
+
+
+def test_retrieval_rows_find_the_answer_in_the_readers_context(tmp_settings: Settings, tiny_corpus: Path) -> None:
+    questions = (
+        _question("q1", "What is the application fee?", "$90", "fees.md"),
+        _question("q2", "How many students are in a capstone team?", "three to five", "capstone.md"),
+    )
+    corpus = Corpus("real", tiny_corpus, questions)
+    try:
+        pipeline = indexed(corpus, tuning_settings(corpus, tmp_settings))
+        rows = retrieval_rows(pipeline, corpus, make_retriever("hybrid_rrf", pipeline), ks=(1, 2))
+    finally:
+        close_all()
+    assert [row["k"] for row in rows] == [1, 2] and rows[0]["questions"] == 2
+    assert rows[1]["answer in context"] == 1.0  # two chunks hold everything of this corpus
+    assert rows[0]["context tokens"] <= rows[1]["context tokens"]
+
+
+def test_pick_default_never_takes_a_setup_that_loses_on_one_corpus() -> None:
+    rows = [
+        {"corpus": "course", "set-up": "old", "F1": 0.40}, {"corpus": "real", "set-up": "old", "F1": 0.30},
+        {"corpus": "course", "set-up": "A", "F1": 0.70}, {"corpus": "real", "set-up": "A", "F1": 0.25},
+        {"corpus": "course", "set-up": "B", "F1": 0.45}, {"corpus": "real", "set-up": "B", "F1": 0.35},
+    ]  # fmt: skip
+    table = side_by_side(rows, "F1")
+    assert list(table.columns) == ["course", "real"] and isinstance(table, pd.DataFrame)
+    assert pick_default(table, "old") == "B"  # A has the best mean but loses on the real corpus
+    assert pick_default(table, "old", tolerance=0.05) == "A"
