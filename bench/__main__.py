@@ -26,7 +26,10 @@ from pathlib import Path
 from bench import report
 from bench.common import REPO_ROOT, RESULTS_DIR
 
-ORDER = ("embedding", "vector_scale", "ingest", "search", "memory", "generation", "app_first_answer")
+ORDER = (
+    "embedding", "embedding_int8", "vector_scale", "ingest", "chunking", "search", "memory", "generation",
+    "app_first_answer",
+)  # fmt: skip
 SMOKE = ("embedding", "vector_scale")  # the ones quick enough for the smoke test
 TIMEOUT_S = 3600
 

@@ -17,6 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("full", "ci")
 LLM_BACKENDS = ("local", "openai")
 EMBED_BACKENDS = ("local", "openai")
+EMBED_PRECISIONS = ("fp32", "int8")  # int8: torch dynamic quantisation of the local model (bench/embedding_int8.py)
 LOCAL_LLMS = ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "smollm2-135m")
 CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps the two in step)
     "fixed_tokens",
@@ -61,6 +62,7 @@ class Settings:
     embed_backend: str = "local"
     embed_model: str = "all-MiniLM-L6-v2"
     embed_batch_size: int = 32
+    embed_precision: str = "fp32"  # "int8": the local model's Linear layers quantised (faster, slightly different)
     query_prefix: str = ""  # an instruction some embedders want before a query (e5: "query: "); MiniLM: none
     # generation
     llm_backend: str = "local"
@@ -106,6 +108,7 @@ class Settings:
         _check_choice("profile", self.profile, PROFILES)
         _check_choice("llm_backend", self.llm_backend, LLM_BACKENDS)
         _check_choice("embed_backend", self.embed_backend, EMBED_BACKENDS)
+        _check_choice("embed_precision", self.embed_precision, EMBED_PRECISIONS)
         _check_choice("chunk_strategy", self.chunk_strategy, CHUNK_STRATEGIES)
         if self.llm_backend == "local" and not self.llm_gguf:
             _check_choice("llm_model", self.llm_model, LOCAL_LLMS)

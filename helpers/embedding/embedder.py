@@ -35,6 +35,18 @@ def normalise(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.clip(norms, 1e-12, None)
 
 
+def quantise_int8(model: Any) -> Any:
+    """The model with every Linear layer in int8 (torch dynamic quantisation: weights stored as int8, activations
+    quantised on the fly); the attention softmax, layer norms and embeddings stay float32."""
+    import warnings
+
+    import torch
+
+    with warnings.catch_warnings():  # torch.ao.quantization announces its move to torchao; it works in 2.13
+        warnings.simplefilter("ignore")
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+
+
 class Embedder:
     """Turns texts into L2-normalised float32 vectors, batched and cached."""
 
@@ -61,6 +73,8 @@ class Embedder:
         """What the cache keys on: the model name, plus the endpoint for OpenAI (two servers, two models)."""
         if self.backend == "openai":
             return f"openai:{self.settings.openai_base_url or 'api.openai.com'}:{self.model_name}"
+        if self.settings.embed_precision != "fp32":  # other vectors: their own cache keys (and no shipped seed)
+            return f"{self.model_name}@{self.settings.embed_precision}"
         return self.model_name
 
     @property
@@ -88,6 +102,8 @@ class Embedder:
 
                 path = embedder_path() if self.model_name == PACKAGED_MODEL else Path(self.model_name).expanduser()
                 self._model = SentenceTransformer(str(path), device="cpu")
+                if self.settings.embed_precision == "int8":
+                    self._model = quantise_int8(self._model)
         return self._model
 
     def _compute(self, texts: list[str]) -> np.ndarray:
