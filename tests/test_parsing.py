@@ -484,8 +484,9 @@ def test_pdf_corrupt_and_encrypted(tmp_path: Path) -> None:
 
 
 def test_guards_name_the_file(tmp_path: Path) -> None:
-    with pytest.raises(UnsupportedFile, match=r"slides\.pptx: unsupported file type '\.pptx'"):
-        parse(write(tmp_path / "slides.pptx", b"x"))
+    with pytest.raises(UnsupportedFile, match=r"slides\.pptx: unsupported file type '\.pptx': it is a ZIP archive"):
+        parse(write(tmp_path / "slides.pptx", b"PK\x03\x04" + bytes(64)))
+    assert parse(write(tmp_path / "notes.rst", b"Room 210."))[0].text == "Room 210."  # text is text, any suffix
     with pytest.raises(ParseError, match=r"empty\.txt: empty file"):
         parse(write(tmp_path / "empty.txt", b""))
     with pytest.raises(ParseError, match="file not found"):

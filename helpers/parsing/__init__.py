@@ -40,6 +40,7 @@ from helpers.parsing.email import read_email
 from helpers.parsing.html import html_to_text, noise_share
 from helpers.parsing.markdown import read_markdown
 from helpers.parsing.pdf import pdf_pages, read_pdf
+from helpers.parsing.sniff import Sniffed, sniff
 from helpers.parsing.tables import csv_to_text, row_to_sentence
 
 __all__ = [
@@ -119,17 +120,39 @@ PARSERS: dict[str, Callable[[Path, dict, str], list[Document]]] = {
     ".csv": _parse_csv,
     ".txt": _parse_text,
 }
+BY_KIND: dict[str, Callable[[Path, dict, str], list[Document]]] = {
+    "pdf": _parse_pdf, "html": _parse_html, "markdown": _parse_markdown, "email": _parse_email, "csv": _parse_csv,
+    "text": _parse_text,
+}  # fmt: skip
+UNEXPECTED = {  # what an unforeseen failure means to a student, by its type (the type's name is never shown)
+    RecursionError: "is nested too deeply to parse (thousands of nested tags or lists)",
+    MemoryError: "is too large to parse in memory",
+    UnicodeError: "has text in an encoding that cannot be read",
+}
+
+
+def _unreadable(content: Sniffed, suffix: str) -> str:
+    """The reason a file whose content no parser reads is skipped, and what to do about it."""
+    start = f"unsupported file type {suffix!r}: it is" if suffix and suffix.lower() not in PARSERS else "it is"
+    if content.kind == "zip":
+        return f"{start} {content.label}; save it as PDF or text to index it"
+    if content.kind == "image":
+        return f"{start} {content.label}, not text; the kit reads no images: save its text as .txt or a PDF"
+    return (f"{start} {content.label}, not text, PDF, HTML or e-mail; nothing in it can be read "
+            "(if it is a document, export it as PDF or text)")  # fmt: skip
+
+
+def read_as(path: Path) -> tuple[str | None, str | None]:
+    """(the parser kind for a file by its content, a note when its suffix says otherwise)."""
+    content = sniff(path)
+    return content.parser_kind(path.suffix), content.note(path.suffix)
 
 
 def parse(path: str | Path, *, tables: str = "sentences", root: Path | None = None) -> list[Document]:
-    """Parse one file into Documents; raises ParseError (or UnsupportedFile) naming the file."""
+    """Parse one file into Documents, by what its content is (the suffix only as a hint); raises ParseError."""
     check_tables_mode(tables)
     path = Path(path)
     source = source_name(path, root)
-    parser = PARSERS.get(path.suffix.lower())
-    if parser is None:
-        supported = ", ".join(sorted(PARSERS))
-        raise UnsupportedFile(f"unsupported file type {path.suffix or '(no suffix)'!r}; supported: {supported}", source)
     # Cheap checks first: a missing, empty or huge file is refused before anything reads it.
     if not path.is_file():
         if path.is_symlink():
@@ -140,12 +163,20 @@ def parse(path: str | Path, *, tables: str = "sentences", root: Path | None = No
         raise ParseError("empty file", source)
     if size > MAX_BYTES:
         raise ParseError(f"file is {size / 2**20:.1f} MB, over the {MAX_BYTES // 2**20} MB limit; split it", source)
+    content = sniff(path)
+    kind = content.parser_kind(path.suffix)
+    if kind is None:
+        error = UnsupportedFile if path.suffix.lower() not in PARSERS else ParseError
+        raise error(_unreadable(content, path.suffix), source)
     try:
-        return parser(path, {"source": source}, tables)
+        return BY_KIND[kind](path, {"source": source}, tables)
     except UnsupportedFile:
         raise
     except ParseError as error:
         raise ParseError(error.reason, source) from None
+    except tuple(UNEXPECTED) as error:
+        reason = next(text for kind_, text in UNEXPECTED.items() if isinstance(error, kind_))
+        raise ParseError(f"{reason}; open it to check it, or save it again as PDF or text", source) from None
 
 
 @dataclass
@@ -154,6 +185,7 @@ class ParseReport:
 
     documents: list[Document] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative path, reason)
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (relative path, how it was read) when suffix lies
 
     def counts(self) -> Counter[str]:
         """Number of documents per doc_type."""
@@ -165,6 +197,9 @@ class ParseReport:
         line = f"parsed {files} files into {len(self.documents)} documents; skipped {len(self.skipped)}"
         if self.skipped:
             line += ": " + ", ".join(f"{name} ({reason})" for name, reason in self.skipped)
+        if self.notes:
+            line += f"; read by content, not suffix: {len(self.notes)}: "
+            line += ", ".join(f"{name} ({note})" for name, note in self.notes)
         return line
 
 
@@ -196,12 +231,24 @@ def parse_folder(
                 report.documents += _parse_cached(file, tables, folder, store)
             except ParseError as error:
                 report.skipped.append((source_name(file, folder), error.reason))
-            except Exception as error:  # a bug or a file no check foresaw: report it, keep going
-                report.skipped.append((source_name(file, folder), f"unexpected {type(error).__name__}: {error}"))
+                continue
+            except Exception as error:  # a bug or a file no check foresaw: name the file and what to do, keep going
+                reason = f"could not be parsed ({_first_line(error)}); open it to check it, or save it as PDF or text"
+                report.skipped.append((source_name(file, folder), reason))
+                continue
+            note = read_as(file)[1]
+            if note:
+                report.notes.append((source_name(file, folder), note))
     finally:
         if store is not None:
             store.close()
     return report
+
+
+def _first_line(error: BaseException) -> str:
+    """An error's message, one line, at most 120 characters, without its type name."""
+    text = " ".join(str(error).split()) or "no detail"
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 def _parse_cached(file: Path, tables: str, root: Path, store: ParseCache | None) -> list[Document]:

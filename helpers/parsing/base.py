@@ -6,6 +6,7 @@ embed/LLM metadata exclusions are decided in one place.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import uuid
@@ -15,6 +16,7 @@ from llama_index.core import Document
 
 MAX_BYTES = 50 * 1024 * 1024  # files above this are refused without being read
 TABLE_MODES = ("sentences", "raw")
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")  # never text: NUL bytes, escapes (\t \n \f \r stay)
 
 # uuid5(namespace, name) is the same on every machine and every run: re-parsing gives the same ids.
 DOC_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "rag-teaching-kit/parsing")
@@ -59,18 +61,53 @@ def collapse(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def decode_bytes(data: bytes, declared: str | None = None) -> str:
-    """Bytes to str: the declared charset, then UTF-8, then UTF-16 (BOM), then Latin-1, which never fails."""
-    candidates = [declared] if declared else []
-    candidates.append("utf-8-sig")
+def utf16_codec(data: bytes) -> str | None:
+    """"utf-16" for a BOM, "utf-16-le"/"utf-16-be" for BOM-less text with NULs in every other byte, else None."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        candidates.insert(0, "utf-16")
+        return "utf-16"
+    sample = data[:4096]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    if odd > 0.4 * len(sample) / 2 and even < 0.05 * len(sample) / 2:
+        return "utf-16-le"  # ASCII letters followed by NUL: "#\x00 \x00N\x00"
+    if even > 0.4 * len(sample) / 2 and odd < 0.05 * len(sample) / 2:
+        return "utf-16-be"
+    return None
+
+
+def _cp1252_fallback(error: UnicodeError) -> tuple[str, int]:
+    """Decode the bytes UTF-8 refused as Windows-1252 (Latin-1 where it has no character): mixed files survive."""
+    assert isinstance(error, UnicodeDecodeError)
+    bad = error.object[error.start : error.end]
+    return "".join(_cp1252_char(byte) for byte in bad), error.end
+
+
+def _cp1252_char(byte: int) -> str:
+    """One byte as Windows-1252, else Latin-1 (which has every byte)."""
+    try:
+        return bytes([byte]).decode("cp1252")
+    except UnicodeDecodeError:
+        return bytes([byte]).decode("latin-1")
+
+
+codecs.register_error("kit-cp1252", _cp1252_fallback)
+
+
+def decode_bytes(data: bytes, declared: str | None = None) -> str:
+    """Bytes to str: the declared charset, then UTF-16 (BOM or NUL pattern), then UTF-8 with each byte it refuses
+    read as Windows-1252/Latin-1 (so a file mixing UTF-8 and Latin-1 lines keeps both), which never fails."""
+    candidates = [declared] if declared else []
+    codec16 = utf16_codec(data)
+    if codec16:
+        candidates.insert(0, codec16)
+    candidates.append("utf-8-sig")
     for charset in candidates:
         try:
             return data.decode(charset)
         except (LookupError, UnicodeDecodeError):  # unknown charset name, or bytes that do not fit it
             continue
-    return data.decode("latin-1")
+    return data.decode("utf-8", errors="kit-cp1252")
 
 
 def humanise(stem: str) -> str:
@@ -109,11 +146,11 @@ def clean_metadata(metadata: dict) -> dict[str, str | int | float]:
 
 
 def make_document(text: str, metadata: dict, page: int | None = None) -> Document:
-    """A LlamaIndex Document with a deterministic id and the metadata exclusions set."""
+    """A LlamaIndex Document with a deterministic id and the metadata exclusions set (NUL and control bytes out)."""
     metadata = clean_metadata(metadata)
     return Document(
         id_=doc_id(str(metadata["source"]), page),
-        text=text,
+        text=CONTROL_CHARACTERS.sub("", text),
         metadata=metadata,
         excluded_embed_metadata_keys=[key for key in EMBED_EXCLUDED if key in metadata],
         excluded_llm_metadata_keys=[key for key in LLM_EXCLUDED if key in metadata],

@@ -20,6 +20,7 @@ from helpers.parsing.base import ParseError, collapse, decode_bytes
 from helpers.parsing.html import html_to_text
 
 REPLY_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv|wg)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+MIME_LINE = re.compile(r"^(--\S+|Content-[\w-]+:.*)$", re.IGNORECASE)  # boundaries and part headers left in a body
 ATTRIBUTION = re.compile(r"^\s*On .{1,200} wrote:\s*$")
 
 
@@ -78,6 +79,15 @@ def _decode_part(part: Message) -> str:
     return decode_bytes(payload, part.get_content_charset())
 
 
+def _unparsed_body(message: Message) -> str:
+    """The text of a multipart message whose boundaries are broken: what the parser left outside any part."""
+    payload = message.get_payload()
+    if isinstance(payload, str):  # the declared boundary never occurs: the whole body is one string
+        text = decode_bytes(payload.encode("utf-8", "surrogateescape"))
+        return "\n".join(line for line in text.splitlines() if not MIME_LINE.match(line))
+    return "\n".join(text for text in (message.preamble, message.epilogue) if text and text.strip())
+
+
 def read_email(path: Path) -> tuple[str, dict]:
     """The text of an e-mail (header block + body) and its metadata."""
     with path.open("rb") as handle:
@@ -87,10 +97,10 @@ def read_email(path: Path) -> tuple[str, dict]:
     subject = _header(message, "Subject")
     # 2. Body: plain text preferred; HTML converted; attachments never read.
     part = _body_part(message)
-    if part is None:
+    body = _decode_part(part) if part is not None else _unparsed_body(message)
+    if part is None and not body.strip():
         raise ParseError("no text body (attachment only); nothing in it can be indexed")
-    body = _decode_part(part)
-    if part.get_content_subtype() == "html":
+    if part is not None and part.get_content_subtype() == "html":
         try:
             body = html_to_text(body)[0]
         except ParseError:

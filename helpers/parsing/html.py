@@ -11,6 +11,7 @@ JavaScript (text a script would insert is not there).
 from __future__ import annotations
 
 import re
+from html import unescape
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from bs4.element import CData, Declaration, Doctype, ProcessingInstruction
@@ -244,8 +245,42 @@ def _meta_content(soup: BeautifulSoup, **attrs: str) -> str:
     return collapse(str(tag.get("content") or "")) if isinstance(tag, Tag) else ""
 
 
+MAX_DEPTH = 400  # deeper markup is read flat: the tree walk recurses once per level
+VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                       "wbr", "p", "li", "td", "th", "tr", "option"})  # fmt: skip  (also tags whose end is optional)
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*?(/?)>")
+
+
+def nesting_depth(html: str) -> int:
+    """The deepest nesting of elements, counted from the tags alone (no tree is built)."""
+    depth = deepest = 0
+    for match in _TAG.finditer(html):
+        closing, name, self_closing = match.group(1), match.group(2).lower(), match.group(3)
+        if name in VOID_TAGS or self_closing:
+            continue
+        depth = max(0, depth - 1) if closing else depth + 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def flat_text(html: str) -> tuple[str, dict]:
+    """Text of HTML too deeply nested for the tree walk: scripts and styles dropped, block tags as line breaks."""
+    title = re.search(r"<title[^>]*>(.*?)</title>", html, re.I | re.S)
+    body = re.sub(r"<(script|style|noscript|template|head)\b.*?</\1\s*>", " ", html, flags=re.I | re.S)
+    body = re.sub(r"<(?:br|/?(?:p|div|li|tr|h[1-6]|section|article|table|ul|ol))\b[^>]*>", "\n", body, flags=re.I)
+    body = unescape(re.sub(r"<[^>]*>", " ", body))
+    lines = [collapse(line) for line in body.splitlines()]
+    text = "\n".join(line for line in lines if line)
+    if not text:
+        raise ParseError("has no readable text (only markup, scripts or styles)")
+    found_title = collapse(unescape(title.group(1))) if title else ""
+    return text, {"title": found_title, "url": "", "noise_share": noise_share(html, collapse(text))}
+
+
 def html_to_text(html: str, *, tables: str = "sentences") -> tuple[str, dict]:
     """The main text of an HTML page and its metadata: title, url (canonical or og:url), noise_share."""
+    if nesting_depth(html) > MAX_DEPTH:
+        return flat_text(html)
     soup = BeautifulSoup(html, "lxml")
     # 1. Metadata first, from <head>, before anything is removed.
     canonical = soup.find("link", rel="canonical")

@@ -51,7 +51,8 @@ def open_pdf(path: str | Path) -> pymupdf.Document:
     try:
         doc = pymupdf.open(str(path), filetype="pdf")
     except (RuntimeError, ValueError) as error:  # pymupdf.FileDataError is a RuntimeError
-        raise ParseError(f"corrupt PDF, cannot be opened ({error}); re-export or re-download it") from None
+        detail = "" if "Failed to open file" in str(error) else f" ({error})"  # that one only repeats the path
+        raise ParseError(f"corrupt PDF, cannot be opened{detail}; re-export or re-download it") from None
     if doc.needs_pass:
         doc.close()
         raise ParseError("encrypted PDF: it needs a password; save an unencrypted copy to index it")

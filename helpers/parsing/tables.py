@@ -12,7 +12,9 @@ import csv
 import io
 from collections.abc import Sequence
 
-from helpers.parsing.base import collapse
+from helpers.parsing.base import MAX_BYTES, collapse
+
+csv.field_size_limit(MAX_BYTES)  # a 5 MB cell is data, not an error (the default limit is 128 KB)
 
 
 def row_to_sentence(caption: str, header: list[str], row: list[str]) -> str:
