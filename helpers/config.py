@@ -29,7 +29,7 @@ CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps t
     "word_window",
 )
 RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
-RERANKERS = ("none", "finetuned", "llm", "cross-encoder")  # the names helpers.rerank.make_reranker knows
+RERANKERS = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # the names helpers.rerank.make_reranker knows
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")

@@ -6,7 +6,8 @@
 
 One file per variant, as in minbpe: `base.py` (the `Reranker` protocol and the `Reranked` retriever),
 `cross_encoder.py` (any sentence-transformers cross-encoder, local folder or cached hub name),
-`llm.py` (the local generator's p(Yes), pointwise), `finetune.py` + `synthetic.py` (the kit's own MiniLM
+`llm.py` (the local generator's p(Yes), pointwise), `maxsim.py` (late interaction over MiniLM token
+vectors, no training), `finetune.py` + `synthetic.py` (the kit's own MiniLM
 cross-encoder, trained by `python -m helpers train-reranker`), `compare.py` (what notebook 06 measures).
 What it leaves out: query rewriting (helpers.query) and answer generation.
 """
@@ -19,12 +20,13 @@ from helpers.rerank.base import Reranked, Reranker, order_by_scores, passage_tex
 from helpers.rerank.cross_encoder import CrossEncoderReranker, load_cross_encoder
 from helpers.rerank.finetune import TRAIN_COMMAND, finetuned_path, training_info
 from helpers.rerank.llm import LLMReranker
+from helpers.rerank.maxsim import DEFAULT_FIRST_STAGE_WEIGHT, MaxSimReranker
 
 if TYPE_CHECKING:
     from helpers.config import Settings
     from helpers.pipeline import RAGPipeline
 
-NAMES = ("none", "finetuned", "llm", "cross-encoder")  # = helpers.config.RERANKERS
+NAMES = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # = helpers.config.RERANKERS
 
 
 def make_reranker(name: str | None, pipeline: RAGPipeline) -> Reranker | None:
@@ -40,6 +42,8 @@ def make_reranker(name: str | None, pipeline: RAGPipeline) -> Reranker | None:
         if path is None:
             raise RuntimeError(f"no fine-tuned reranker under {settings.cache_dir}; build it with: {TRAIN_COMMAND}")
         return CrossEncoderReranker(path, name="minilm-finetuned")
+    if name == "maxsim":
+        return MaxSimReranker(first_stage_weight=DEFAULT_FIRST_STAGE_WEIGHT)
     if name == "cross-encoder":
         if not settings.rerank_model:
             raise RuntimeError("set rerank_model (KIT_RERANK_MODEL) to a cross-encoder folder or a cached hub name")
@@ -66,6 +70,7 @@ __all__ = [
     "TRAIN_COMMAND",
     "CrossEncoderReranker",
     "LLMReranker",
+    "MaxSimReranker",
     "Reranked",
     "Reranker",
     "finetuned_path",

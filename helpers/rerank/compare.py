@@ -59,6 +59,33 @@ def reranked(retriever: Retriever, reranker: Reranker, depth: int, k: int = 10) 
     return lambda q: reranker.rerank(q.question, retriever.retrieve(q.question, max(depth, k)), k)
 
 
+def reranker_rows(
+    retriever: Retriever, rerankers: Mapping[str, Reranker], depth: int, baseline: str = "first stage"
+) -> dict[str, System]:
+    """Systems for `measure`: the retriever alone (named `baseline`), then each reranker over its top `depth`."""
+    return {baseline: plain(retriever)} | {name: reranked(retriever, r, depth) for name, r in rerankers.items()}
+
+
+def training_free_rerankers() -> dict[str, Reranker]:
+    """The rerankers that need no training and no LLM: MaxSim alone and MaxSim fused with the first-stage rank."""
+    from helpers.rerank.maxsim import DEFAULT_FIRST_STAGE_WEIGHT, MaxSimReranker
+
+    fused = MaxSimReranker(first_stage_weight=DEFAULT_FIRST_STAGE_WEIGHT)
+    return {
+        "MaxSim (MiniLM tokens)": MaxSimReranker(),
+        f"MaxSim fused with first-stage rank ×{fused.first_stage_weight:g}": fused,
+    }
+
+
+def with_target(table: pd.DataFrame, baseline: str, gain: float = 0.05, max_ms: float = 1000.0) -> pd.DataFrame:
+    """The table plus the recall@5 gain over `baseline` and whether a row meets "+gain at ≤ max_ms per question"."""
+    table = table.copy()
+    table["recall@5 gain"] = (table["recall@5"] - table.loc[baseline, "recall@5"]).round(3)
+    table["meets target"] = (table["recall@5 gain"] >= gain) & (table["ms / question"] <= max_ms)
+    table.loc[baseline, "meets target"] = False
+    return table
+
+
 def plain(retriever: Retriever, k: int = 10) -> System:
     """System: the retriever alone (the question text alone)."""
     return lambda q: retriever.retrieve(q.question, k)

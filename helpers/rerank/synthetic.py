@@ -9,8 +9,10 @@ Each question gives one (question, chunk, 1.0) pair and `negatives` (question, c
 `cloze_pairs` adds pairs that need no LLM at all, the inverse cloze task (Lee et al., 2019): one sentence
 of a chunk is the query and the chunk *without that sentence* the positive, so the model cannot win by
 spotting copied words and must learn what a passage is about.
+Negatives that share more of the question's words than its positive are skipped (`hard_negatives`): keeping
+them made the first trained model rank worse than chance on the gold set (it learnt "shared words → not it").
 What it leaves out: filtering bad generated questions, and checking that a "negative" does not also answer
-the question (some do: the labels are noisy, as in most synthetic data).
+the question in other words (some do: the labels are noisy, as in most synthetic data).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ QUESTION_PROMPT = (
 )
 MIN_CHUNK_CHARS = 200
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -59,11 +62,32 @@ def write_question(llm: CachedCompleter, chunk: Hit) -> str:
     return text.splitlines()[0].strip() if text else ""
 
 
-def hard_negatives(bm25: BM25Retriever, question: str, positive: Hit, negatives: int) -> list[Pair]:
-    """(question, chunk, 0.0) for the chunks BM25 ranks highest that are not the positive (nor a copy of it)."""
-    ranked = bm25.retrieve(question, negatives + 5)
-    hard = [h for h in ranked if h.node_id != positive.node_id and h.text != positive.text][:negatives]
-    return [Pair(question, passage_text(h), 0.0) for h in hard]
+def word_overlap(query: str, passage: str) -> float:
+    """Share of the query's distinct words (lower-cased) that also occur in the passage."""
+    words = set(WORD.findall(query.lower()))
+    return len(words & set(WORD.findall(passage.lower()))) / len(words) if words else 0.0
+
+
+def hard_negatives(
+    bm25: BM25Retriever, question: str, positive: Hit, negatives: int, positive_text: str | None = None
+) -> list[Pair]:
+    """(question, chunk, 0.0) for the chunks BM25 ranks highest that are not the positive (nor a copy of it).
+
+    A chunk that shares *more* of the question's words than the positive (`positive_text`, default the chunk
+    itself), or holds the question verbatim, is skipped: it is likely a second answer, and labelling it 0
+    teaches the model that sharing the question's words means irrelevant — the opposite of real questions.
+    """
+    ceiling = word_overlap(question, positive_text if positive_text is not None else passage_text(positive))
+    ranked = bm25.retrieve(question, negatives + 20)
+    hard = [
+        h
+        for h in ranked
+        if h.node_id != positive.node_id
+        and h.text != positive.text
+        and question not in h.text
+        and word_overlap(question, passage_text(h)) <= ceiling
+    ]
+    return [Pair(question, passage_text(h), 0.0) for h in hard[:negatives]]
 
 
 def training_pairs(
@@ -90,9 +114,9 @@ def cloze_pairs(chunks: Sequence[Hit], n_queries: int, negatives: int = 3, seed:
         if len(sentences) < 3:  # too little left once the query sentence is cut out
             continue
         query = rng.choice(sentences)
-        rest = Hit(chunk.node_id, chunk.text.replace(query, " ", 1).strip(), chunk.metadata, {})
-        pairs.append(Pair(query, passage_text(rest), 1.0))
-        pairs.extend(hard_negatives(bm25, query, chunk, negatives))
+        rest = passage_text(Hit(chunk.node_id, chunk.text.replace(query, " ", 1).strip(), chunk.metadata, {}))
+        pairs.append(Pair(query, rest, 1.0))
+        pairs.extend(hard_negatives(bm25, query, chunk, negatives, positive_text=rest))
     return pairs
 
 

@@ -1,0 +1,133 @@
+"""Late interaction (ColBERT's MaxSim) over the packaged MiniLM's token vectors: a reranker with no training.
+
+The embedder averages a chunk's token vectors into one vector; that average blurs details ("ADS 530" and
+"ADS 503" end up close). Late interaction keeps every token vector instead, and scores a (query, passage)
+pair by letting each query token find its best match in the passage:
+
+    maxsim(q, p) = mean over query tokens t of  max over passage tokens u of  cos(t, u)
+
+1. encode the query and each candidate with MiniLM, keep the last layer's token vectors (no pooling);
+2. drop [CLS], [SEP], padding and (for the query) punctuation, L2-normalise each token vector;
+3. one matrix product per passage gives every token-to-token cosine; max over the passage, mean over the query.
+A passage's token vectors do not depend on the query, so they are kept (in memory, by text) and a passage
+seen before costs nothing. `first_stage_weight > 0` fuses the MaxSim rank with the first stage's rank by
+reciprocal rank fusion (weight × 1/(k + first rank) + 1/(k + MaxSim rank)), so the reranker only moves a
+hit a long way when MaxSim is sure.
+What it leaves out: ColBERT's training (MiniLM's token vectors were never trained for MaxSim), an index of
+all token vectors (it only re-reads the first stage's top N), compression, and a disk cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from helpers.rerank.base import order_by_scores, passage_text
+from helpers.store import Hit
+
+RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al., 2009)
+DEFAULT_FIRST_STAGE_WEIGHT = 1.0  # what make_reranker("maxsim") uses: chosen on the two dev sets (notebook 06)
+MAX_CACHED_PASSAGES = 20_000  # token vectors kept in memory (float16, ~40 KB per 500-character chunk)
+
+
+def maxsim(query_vectors: np.ndarray, passage_vectors: np.ndarray) -> float:
+    """Mean over query tokens of the best cosine with any passage token (rows L2-normalised)."""
+    if len(query_vectors) == 0 or len(passage_vectors) == 0:
+        return 0.0
+    return float((query_vectors @ passage_vectors.T).max(axis=1).mean())
+
+
+def rank_fusion(first_stage_weight: float, n: int, late_scores: Sequence[float], k: int = RRF_K) -> list[float]:
+    """weight/(k + first-stage rank) + 1/(k + late-interaction rank), for hits given in first-stage order."""
+    late_rank = {i: r for r, i in enumerate(sorted(range(n), key=lambda i: -late_scores[i]), start=1)}
+    return [first_stage_weight / (k + i + 1) + 1.0 / (k + late_rank[i]) for i in range(n)]
+
+
+class MaxSimReranker:
+    """Rerank by late interaction (MaxSim) over MiniLM token vectors, optionally fused with the first-stage rank."""
+
+    def __init__(
+        self, model_path: str | Path | None = None, first_stage_weight: float = 0.0, batch_size: int = 16
+    ) -> None:
+        if first_stage_weight < 0:
+            raise ValueError(f"first_stage_weight must be 0 or more, got {first_stage_weight}")
+        self.model_path = model_path
+        self.first_stage_weight = first_stage_weight
+        self.batch_size = batch_size
+        self.name = "maxsim" if first_stage_weight == 0 else f"maxsim + first stage ×{first_stage_weight:g}"
+        self._tokenizer: Any = None
+        self._model: Any = None
+        self._passages: dict[str, np.ndarray] = {}  # text hash → token vectors (float16)
+
+    def load(self) -> tuple[Any, Any]:
+        """The MiniLM tokenizer and transformer (the embedder's own weights), loaded on first use."""
+        if self._model is None:
+            from transformers import AutoModel, AutoTokenizer
+
+            from helpers.models import embedder_path
+
+            path = str(self.model_path or embedder_path())
+            self._tokenizer = AutoTokenizer.from_pretrained(path)
+            self._model = AutoModel.from_pretrained(path).eval()
+        return self._tokenizer, self._model
+
+    def token_vectors(self, texts: Sequence[str], drop_punctuation: bool = False) -> list[np.ndarray]:
+        """Each text's L2-normalised token vectors, without [CLS], [SEP], padding (and punctuation if asked)."""
+        import torch
+
+        tokenizer, model = self.load()
+        out: list[np.ndarray] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = tokenizer(
+                list(texts[start : start + self.batch_size]),
+                padding=True,
+                truncation=True,
+                max_length=256,
+                return_tensors="pt",
+                return_special_tokens_mask=True,
+            )
+            special = batch.pop("special_tokens_mask").bool()
+            with torch.inference_mode():
+                hidden = model(**batch).last_hidden_state
+            hidden = torch.nn.functional.normalize(hidden, dim=-1)
+            keep = batch["attention_mask"].bool() & ~special
+            for row, ids in enumerate(batch["input_ids"]):
+                mask = keep[row]
+                if drop_punctuation:
+                    tokens = tokenizer.convert_ids_to_tokens(ids.tolist())
+                    mask = mask & torch.tensor([any(c.isalnum() for c in t) for t in tokens])
+                out.append(hidden[row][mask].numpy())
+        return out
+
+    def passage_vectors(self, passages: Sequence[str]) -> list[np.ndarray]:
+        """Token vectors of each passage, computed once per distinct text and kept in memory."""
+        keys = [hashlib.sha1(p.encode("utf-8")).hexdigest() for p in passages]
+        missing = list(dict.fromkeys(k for k in keys if k not in self._passages))
+        if missing:
+            texts = {k: p for k, p in zip(keys, passages, strict=True)}
+            for key, vectors in zip(missing, self.token_vectors([texts[k] for k in missing]), strict=True):
+                if len(self._passages) >= MAX_CACHED_PASSAGES:
+                    self._passages.pop(next(iter(self._passages)))  # the oldest entry goes first
+                self._passages[key] = vectors.astype(np.float16)
+        return [self._passages[k].astype(np.float32) for k in keys]
+
+    def score(self, query: str, hits: Sequence[Hit]) -> list[float]:
+        """MaxSim of the query against every hit (higher = more relevant)."""
+        if not hits:
+            return []
+        query_vectors = self.token_vectors([query], drop_punctuation=True)[0]
+        return [maxsim(query_vectors, p) for p in self.passage_vectors([passage_text(h) for h in hits])]
+
+    def rerank(self, query: str, hits: Sequence[Hit], top_n: int) -> list[Hit]:
+        """The top_n hits by MaxSim (or by MaxSim rank fused with the first-stage rank); each keeps `maxsim`."""
+        late = self.score(query, hits)
+        final = rank_fusion(self.first_stage_weight, len(hits), late) if self.first_stage_weight else late
+        ranked = order_by_scores(hits, final, top_n)
+        by_id = {h.node_id: s for h, s in zip(hits, late, strict=True)}
+        for hit in ranked:
+            hit.scores["maxsim"] = by_id[hit.node_id]
+        return ranked
