@@ -5,24 +5,29 @@
     >>> store.search(vector, k=5, filters={"doc_type": "email", "sender": "whitcombe"})
 
 Embedded local mode (a folder under the kit's data directory) by default; a Qdrant server or cluster
-when `QDRANT_URL` is set, through the very same code. `client.py` connects, `collection.py` holds
-`KitStore` and `Hit`, `filters.py` turns a dict into metadata filters, `measure.py` is what notebook 04
-times and compares. What it leaves out: sparse vectors and fusion (`helpers.retrieval`).
+when `QDRANT_URL` is set, through the very same code. `client.py` connects, `shared.py` lets several
+kernels share one embedded folder, `collection.py` holds `KitStore` and `Hit`, `filters.py` turns a dict
+into metadata filters, `measure.py` is what notebook 04 times and compares. What it leaves out: sparse
+vectors and fusion (`helpers.retrieval`).
 """
 
-from helpers.store.client import StoreError, connect, drop_collection, enable_fast_local_writes, is_local
+from helpers.store.client import StoreError, connect, drop_collection, enable_fast_local_writes, is_local, open_folder
 from helpers.store.collection import WRITE_BATCH, Hit, KitStore
 from helpers.store.filters import FILTER_FIELDS, filters_from
+from helpers.store.shared import FolderBusy, SharedLocal
 
 __all__ = [
     "FILTER_FIELDS",
     "WRITE_BATCH",
+    "FolderBusy",
     "Hit",
     "KitStore",
+    "SharedLocal",
     "StoreError",
     "connect",
     "drop_collection",
     "enable_fast_local_writes",
     "filters_from",
     "is_local",
+    "open_folder",
 ]

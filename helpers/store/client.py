@@ -1,26 +1,26 @@
 """Connecting to Qdrant: the embedded folder by default, a server when `QDRANT_URL` is set.
 
 What it does: `connect()` returns a `QdrantClient` for either place with the same API, and turns the two
-common failures (a server that does not answer, a folder another process holds) into a message that
-says what to do. `enable_fast_local_writes` is the one tuning the embedded store needs: it commits one
-SQLite transaction per point, and WAL mode makes each commit cheap (measured in notebook 04).
+common failures (a server that does not answer, a folder another process keeps locked) into a message that
+says what to do. The embedded folder is opened through `shared.SharedLocal`, which locks it only while
+writing, so several kernels can use the same course index at once. `enable_fast_local_writes` is the one
+tuning the embedded store needs: it commits one SQLite transaction per point, and WAL mode makes each commit
+cheap (measured in notebook 04).
 What it leaves out: collections and points (see `collection.py`).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 from qdrant_client import QdrantClient
 from qdrant_client.local.qdrant_local import QdrantLocal
 
 from helpers.config import Settings, get_settings
+from helpers.store.shared import SharedLocal, StoreError
 
 CONNECT_TIMEOUT_S = 10  # a Qdrant server that does not answer within this is reported, not waited on
-
-
-class StoreError(RuntimeError):
-    """The vector store cannot be used as asked; the message says what to do."""
 
 
 def connect(settings: Settings | None = None) -> QdrantClient:
@@ -34,23 +34,30 @@ def connect(settings: Settings | None = None) -> QdrantClient:
             client.get_collections()
         except Exception as err:  # any transport error means the same to a student
             raise StoreError(
-                f"Qdrant at {settings.qdrant_url} does not answer ({type(err).__name__}, waited at most "
+                f"Qdrant at {settings.qdrant_url} does not answer ({_what_failed(err)}, waited at most "
                 f"{CONNECT_TIMEOUT_S} s). Start the server, "
                 "fix QDRANT_URL, or unset it to use the embedded store."
             ) from None
         return client
-    path = settings.data_dir / "qdrant"
+    return open_folder(settings.data_dir / "qdrant")
+
+
+def open_folder(path: Path, lock_wait_s: float | None = None) -> QdrantClient:
+    """A client on the embedded folder that other kernels can use too (the lock is held only while writing)."""
     path.mkdir(parents=True, exist_ok=True)
-    try:
-        return QdrantClient(path=str(path))
-    except RuntimeError as err:
-        if "already accessed" in str(err):
-            raise StoreError(
-                f"The embedded Qdrant folder {path} is open in another process (another notebook or the app). "
-                "Shut down that kernel (Kernel > Shut Down Kernel) and run this cell again, or set QDRANT_URL "
-                "to a Qdrant server, which many processes can share."
-            ) from None
-        raise
+    client = QdrantClient(location=":memory:")  # the same client class, with the shared folder engine under it
+    client._client = SharedLocal(str(path), lock_wait_s=lock_wait_s)  # FolderBusy (a StoreError) names the holder
+    return client
+
+
+def _what_failed(error: Exception) -> str:
+    """A transport error in words (never its type name)."""
+    text = str(error).lower()
+    if "timed out" in text or "timeout" in text:
+        return "no reply in time"
+    if "refused" in text:
+        return "connection refused"
+    return "no connection"
 
 
 def is_local(client: QdrantClient) -> bool:

@@ -14,6 +14,7 @@ from llama_index.core.schema import TextNode
 from reliability_kit import Record, closed_port, write
 
 import helpers.store.client as store_client
+import helpers.store.shared as shared
 from helpers.config import Settings
 from helpers.pipeline import RAGPipeline
 from helpers.store import KitStore, StoreError, connect
@@ -43,7 +44,11 @@ def count_points(settings: Settings, dimension: int) -> int:
         store.client.close()
 
 
-def test_folder_held_by_another_process_says_what_to_do(rel_settings: Settings, tmp_path: Path, record: Record) -> None:
+def test_folder_held_by_another_process_says_what_to_do(
+    rel_settings: Settings, tmp_path: Path, record: Record, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain QdrantClient(path=…) keeps the folder locked (the kit's own clients lock only while writing)."""
+    monkeypatch.setattr(shared, "LOCK_WAIT_S", 1.0)  # 10 s in use: a write waits that long for another's
     before = seed_points(rel_settings, 384)
     holder = subprocess.Popen(  # a second notebook kernel with the same embedded store open
         [sys.executable, "-c", HOLD % str(rel_settings.data_dir / "qdrant")], stdin=subprocess.PIPE,
@@ -56,12 +61,13 @@ def test_folder_held_by_another_process_says_what_to_do(rel_settings: Settings, 
         with pytest.raises(StoreError) as caught:
             pipeline.ingest(tmp_path / "docs", progress=False)
         message = str(caught.value)
-        assert "open in another process" in message and "Shut Down Kernel" in message and "QDRANT_URL" in message
+        assert "open in another process" in message and "Shut down that kernel" in message and "QDRANT_URL" in message
+        assert "QdrantClient(path=…)" in message  # the holder, as far as it can be known
     finally:
         holder.communicate("\n", timeout=30)  # the other kernel shuts down
     after = count_points(rel_settings, 384)
     assert after == before
-    case = "store: embedded Qdrant folder held by another process (a second notebook)"
+    case = "store: embedded Qdrant folder kept locked by a plain QdrantClient(path=…) in another process (wait 1 s)"
     record(case, f"StoreError: “{message}”", before, after)
 
 
