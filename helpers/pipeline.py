@@ -49,6 +49,7 @@ class IngestReport:
     points: int
     seconds: float
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)  # files read by content, not by their suffix
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage: parse, chunk, embed, store
 
     def __str__(self) -> str:
@@ -59,6 +60,8 @@ class IngestReport:
         )
         for name, reason in self.skipped:
             text += f"\n  skipped {name}: {reason}"
+        for name, note in self.notes:
+            text += f"\n  read {name} by its content: {note}"
         return text
 
 
@@ -109,6 +112,7 @@ class RAGPipeline:
             points=self.store.count(),
             seconds=time.perf_counter() - start,
             skipped=parsed.skipped,
+            notes=parsed.notes,
             timings=dict(zip(("parse", "chunk", "embed", "store"), np.diff(laps).tolist(), strict=True)),
             **counts,
         )

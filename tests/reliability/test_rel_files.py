@@ -117,6 +117,7 @@ def test_bad_file_is_reported_by_name_and_the_rest_parsed(case: str, tmp_path: P
 def test_the_whole_bad_folder_ingests_the_good_files(rel_settings, tmp_path: Path, record: Record) -> None:
     folder = bad_folder(tmp_path / "docs", list(BAD_FILES))
     write(folder / "fees.md", "# Fees\n\nThe application fee is $90.\n")
+    write(folder / "README", "Lab notes\n\nThe GPU queue resets every Monday at 6 am.\n")  # no suffix: read as text
     pipeline = RAGPipeline(rel_settings)
     try:
         report = pipeline.ingest(folder, progress=False)
@@ -128,9 +129,11 @@ def test_the_whole_bad_folder_ingests_the_good_files(rel_settings, tmp_path: Pat
     for name, reason in report.skipped:
         assert f"skipped {name}: {reason}" in str(report)
     assert report.points == report.chunks == report.written > 0  # every parsed file is in the index
+    assert "read README by its content: has no suffix; read as plain text" in str(report)
     assert hits[0].source == "good.md"
     record("file: a folder with all the bad files → ingest", f"{len(report.skipped)} skipped by name, "
-           f"{report.documents} documents ingested, retrieval finds good.md", 0, report.points)  # fmt: skip
+           f"{report.documents} documents ingested (README, no suffix, read as text), retrieval finds good.md", 0,
+           report.points)  # fmt: skip
 
 
 def test_ten_thousand_tiny_files_parse_quickly(tmp_path: Path, record: Record) -> None:
