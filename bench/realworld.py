@@ -66,13 +66,18 @@ def corpora(split: str, base: Settings, names: tuple[str, ...] = CORPORA) -> lis
     return [corpus for corpus in found if corpus is not None]
 
 
-def retrieval_stage(base: Settings, split: str = "dev", names: tuple[str, ...] = CORPORA) -> pd.DataFrame:
-    """Every chunking x retrieval x k on each corpus, scored without the LLM."""
+def retrieval_stage(
+    base: Settings, split: str = "dev", names: tuple[str, ...] = CORPORA, chunkings: tuple[str, ...] = (),
+    record: Record | None = None,
+) -> pd.DataFrame:
+    """Every chunking (or those named) x retrieval x k on each corpus, scored without the LLM; saved as it goes."""
     from helpers.retrieval import BM25Retriever, DenseRetriever, Memoized, make_retriever
 
     rows = []
     for corpus in corpora(split, base, names):
         for chunk_name, chunking in CHUNKINGS.items():
+            if chunkings and chunk_name not in chunkings:
+                continue
             pipeline = indexed(corpus, tuning_settings(corpus, base, **chunking), progress=True)
             bm25 = BM25Retriever.from_store(pipeline.store)  # fitted once per index
             dense = Memoized(DenseRetriever(pipeline.store, pipeline.embedder))  # each query embedded once
@@ -83,6 +88,8 @@ def retrieval_stage(base: Settings, split: str = "dev", names: tuple[str, ...] =
                 for row in retrieval_rows(pipeline, corpus, retriever, TOP_KS):
                     rows.append({"corpus": corpus.name, "chunking": chunk_name, "retrieval": retrieval_name, **row})
                 print(pd.DataFrame(rows[-len(TOP_KS):]).round(3).to_string(), flush=True)
+            if record is not None:  # a long sweep keeps what it measured so far
+                write(record, pd.DataFrame(rows))
         close_all()
     return pd.DataFrame(rows)
 
@@ -118,13 +125,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("stage", choices=("retrieval", "answers", "final"))
     parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
     parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
+    parser.add_argument("--chunkings", default="", help="comma-separated names of CHUNKINGS (retrieval; default all)")
     parser.add_argument("--tag", default="", help="appended to the results' file names")
     parser.add_argument("--setups", default="", help="JSON {name: {setting: value}} for the answers stage")
     args = parser.parse_args(argv)
     base, names = get_settings(), tuple(args.corpora.split(","))
     record = Record(f"realworld_{args.stage}{args.tag}", RESULTS_DIR)
     if args.stage == "retrieval":
-        frame = retrieval_stage(base, names=names)
+        chunkings = tuple(name for name in args.chunkings.split(",") if name)
+        frame = retrieval_stage(base, names=names, chunkings=chunkings, record=record)
         write(record, frame)
         frame["set-up"] = frame.chunking + " | " + frame.retrieval + " | k=" + frame.k.astype(str)
         print(side_by_side(frame.to_dict("records"), "answer in context").to_string())

@@ -30,6 +30,7 @@ CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps t
 )
 RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
 RERANKERS = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # the names helpers.rerank.make_reranker knows
+SHORT_STYLES = ("phrase", "yes_no")  # helpers.generation.prompts.SHORT_STYLES
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")
@@ -96,6 +97,7 @@ class Settings:
     dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source
     fetch_multiplier: int = 3
     similarity_threshold: float = 0.0  # drop hits whose final score is below this (0 keeps every hit)
+    short_style: str = "phrase"  # the short-answer prompt: "phrase", or "yes_no" (copy a phrase; yes/no first)
     refusal_threshold: float = 0.3  # best dense score below this: fixed refusal, no LLM call (tuned in notebook 07)
     # reranking and query rewriting (notebook 06)
     reranker: str = "none"  # "finetuned" (python -m helpers train-reranker), "llm", or "cross-encoder" + rerank_model
@@ -119,6 +121,7 @@ class Settings:
         _check_choice("retriever", self.retriever, RETRIEVERS)
         _check_choice("reranker", self.reranker, RERANKERS)
         _check_choice("followup_rewrite", self.followup_rewrite, FOLLOWUP_REWRITES)
+        _check_choice("short_style", self.short_style, SHORT_STYLES)
         if self.llm_max_retries < 0:
             raise ConfigError(f"llm_max_retries must be 0 or more, got {self.llm_max_retries}")
         if self.chunk_size < 0 or self.chunk_overlap < -1:

@@ -163,7 +163,7 @@ class RAGPipeline:
         budget = TokenBudget.from_settings(self.settings)
         answer = generate_answer(
             verdict.question, hits, self.llm, mode=mode, examples=examples, budget=budget,
-            refusal_threshold=self.settings.refusal_threshold, on_token=on_token,
+            refusal_threshold=self.settings.refusal_threshold, on_token=on_token, style=self.settings.short_style,
         )  # fmt: skip
         answer.question = question  # the student's words, not the guard's cleaned version
         answer.timings = {"retrieve": retrieved - start, **answer.timings, "total": time.perf_counter() - start}

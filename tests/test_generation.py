@@ -213,3 +213,15 @@ def test_primed_kv_state_from_disk_gives_the_same_answer(tmp_path: Path) -> None
         finally:
             llm.close()
     assert len(list((tmp_path / "cache" / "kv_states").glob("*.pkl"))) == 1
+
+
+def test_yes_no_style_adds_its_worked_turn_and_instruction_in_short_mode_only():
+    from helpers.generation.prompts import YES_NO_EXAMPLE, YES_NO_INSTRUCTION
+
+    short = build_messages("Is the exam online?", [], "short", style="yes_no")
+    assert YES_NO_INSTRUCTION in short[-1]["content"] and YES_NO_EXAMPLE.short in [m["content"] for m in short]
+    assert len(short) == len(build_messages("Is the exam online?", [], "short")) + 2
+    sentence = build_messages("Is the exam online?", [], "sentence", style="yes_no")
+    assert sentence == build_messages("Is the exam online?", [], "sentence")  # the app's mode is untouched
+    with pytest.raises(ValueError):
+        build_messages("Is the exam online?", [], "short", style="haiku")

@@ -200,3 +200,31 @@ def pick_default(table: pd.DataFrame, current: str, tolerance: float = 0.0) -> s
     floor = table.loc[current] - tolerance
     safe = table[(table >= floor).all(axis=1)]
     return str(safe.mean(axis=1).idxmax())
+
+
+SWEEP_DIR = Path(__file__).resolve().parents[2] / "bench" / "results"
+
+
+def sweep_results(stage: str, folder: Path | None = None) -> pd.DataFrame:
+    """The rows `python -m bench.realworld <stage>` wrote (every corpus it ran on), with when they were measured."""
+    import json
+
+    frames = []
+    for path in sorted(Path(folder or SWEEP_DIR).glob(f"realworld_{stage}*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        frame = pd.DataFrame(record["rows"])
+        frame["measured"] = f"{record['date'][:10]}, load {record['machine']['load_average_start'][0]:.1f}"
+        frames.append(frame)
+    if not frames:
+        raise FileNotFoundError(f"no results of `python -m bench.realworld {stage}` under {folder or SWEEP_DIR}")
+    return pd.concat(frames, ignore_index=True)
+
+
+def sweep_table(stage: str, metric: str, index: str | list[str], **where: Any) -> pd.DataFrame:
+    """A committed sweep as one row per `index` value and one column per corpus, keeping the rows `where` says."""
+    rows = sweep_results(stage)
+    for key, value in where.items():
+        rows = rows[rows[key] == value]
+    if rows.empty:
+        raise ValueError(f"no rows of the {stage} sweep match {where}")
+    return rows.pivot_table(index=index, columns="corpus", values=metric, sort=False).round(3)

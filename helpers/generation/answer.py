@@ -140,16 +140,17 @@ def generate_answer(
     budget: TokenBudget | None = None,
     refusal_threshold: float = 0.0,
     on_token: Callable[[str], None] | None = None,
+    style: str = "phrase",
 ) -> Answer:
-    """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces."""
+    """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style."""
     budget = budget or TokenBudget()
     # 1. nothing close enough: the fixed fallback, no LLM call
     if not hits or best_similarity(hits) < refusal_threshold:
         return Answer(question, REFUSAL, [], list(hits), [], status="no_context")
     # 2. fit the passages into what the window leaves for context
-    fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], mode, examples))
+    fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], mode, examples, style))
     used = fit_context(hits, budget.context_room(fixed))
-    messages = build_messages(question, used, mode, examples)
+    messages = build_messages(question, used, mode, examples, style)
     # 3. ask the model, then tidy the reply
     max_tokens = budget.answer if mode == "sentence" else min(budget.answer, SHORT_MAX_TOKENS)
     completion, first_token = _complete(llm, messages, max_tokens, on_token)

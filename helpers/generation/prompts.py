@@ -31,6 +31,14 @@ SYSTEM_PROMPT = (
 
 USER_TEMPLATE = "Context:\n{context}\n\nQuestion: {question}\n\n{instruction}"
 
+# Short-answer styles (settings.short_style). "yes_no" adds what the old one lacked: on the course dev set a quarter
+# of answerable questions came back "unknown", most of them yes/no questions ("Is the exam in QEB 240?").
+SHORT_STYLES = ("phrase", "yes_no")
+YES_NO_INSTRUCTION = (
+    "Answer with a short phrase copied from the context; for a yes/no question start with yes or no. "
+    f"If the answer is not in the context, reply: {SHORT_REFUSAL}"
+)
+
 INSTRUCTIONS = {
     # no refusal clause here: repeated next to the question, it made the 0.5B model refuse 7 of 8 answerable
     # dev questions (notebook 07); the system prompt and the refusal example carry it instead
@@ -74,36 +82,60 @@ FIXED_EXAMPLES = (
 )
 
 
+# The worked yes/no turn of the "yes_no" style (short mode only), after the two fixed examples.
+YES_NO_EXAMPLE = Example(
+    (
+        "Students may take at most two courses on an S/U basis.",
+        "The lab is closed on public holidays.",
+    ),
+    "Can I take three courses S/U?",
+    "No, at most two courses",
+    "No, at most two courses may be taken S/U [1].",
+)
+
+
 def format_context(passages: Sequence[str]) -> str:
     """Number the passages: '[1] text', '[2] text' …"""
     return "\n\n".join(f"[{number}] {' '.join(text.split())}" for number, text in enumerate(passages, start=1))
 
 
-def user_message(passages: Sequence[str], question: str, mode: str = "sentence") -> str:
+def user_message(passages: Sequence[str], question: str, mode: str = "sentence", style: str = "phrase") -> str:
     """The user turn: numbered context, the question, and the mode's instruction (with the refusal rule)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    return USER_TEMPLATE.format(context=format_context(passages), question=question, instruction=INSTRUCTIONS[mode])
+    if style not in SHORT_STYLES:
+        raise ValueError(f"style must be one of {SHORT_STYLES}, got {style!r}")
+    instruction = YES_NO_INSTRUCTION if mode == "short" and style == "yes_no" else INSTRUCTIONS[mode]
+    return USER_TEMPLATE.format(context=format_context(passages), question=question, instruction=instruction)
 
 
-def example_turns(examples: Sequence[Example], mode: str = "sentence") -> list[dict[str, str]]:
+def example_turns(examples: Sequence[Example], mode: str = "sentence", style: str = "phrase") -> list[dict[str, str]]:
     """Each example as a user turn and the assistant's answer in this mode."""
     turns = []
     for example in examples:
-        turns.append({"role": "user", "content": user_message(example.context, example.question, mode)})
+        turns.append({"role": "user", "content": user_message(example.context, example.question, mode, style)})
         turns.append({"role": "assistant", "content": example.short if mode == "short" else example.sentence})
     return turns
 
 
 def build_messages(
-    question: str, hits: Sequence[Hit], mode: str = "sentence", examples: Sequence[Example] | None = None
+    question: str,
+    hits: Sequence[Hit],
+    mode: str = "sentence",
+    examples: Sequence[Example] | None = None,
+    style: str = "phrase",
 ) -> list[dict[str, str]]:
-    """The chat messages: grounding rules, worked examples (default: the fixed two), then context and question."""
+    """The chat messages: grounding rules, worked examples (default: the fixed two), then context and question.
+
+    `style` "yes_no" (short mode) asks for a phrase copied from the context or yes/no, and adds a worked yes/no turn.
+    """
     examples = FIXED_EXAMPLES if examples is None else examples
+    if mode == "short" and style == "yes_no" and YES_NO_EXAMPLE not in examples:
+        examples = (*examples, YES_NO_EXAMPLE)
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
-        *example_turns(examples, mode),
-        {"role": "user", "content": user_message([h.text for h in hits], question, mode)},
+        *example_turns(examples, mode, style),
+        {"role": "user", "content": user_message([h.text for h in hits], question, mode, style)},
     ]
 
 
