@@ -20,7 +20,7 @@ from helpers.rerank.base import Reranked, Reranker, order_by_scores, passage_tex
 from helpers.rerank.cross_encoder import CrossEncoderReranker, load_cross_encoder
 from helpers.rerank.finetune import TRAIN_COMMAND, finetuned_path, training_info
 from helpers.rerank.llm import LLMReranker
-from helpers.rerank.maxsim import DEFAULT_FIRST_STAGE_WEIGHT, MaxSimReranker
+from helpers.rerank.maxsim import DEFAULT_FIRST_STAGE_WEIGHT, DEFAULT_FUSION_K, MaxSimReranker
 
 if TYPE_CHECKING:
     from helpers.config import Settings
@@ -43,7 +43,7 @@ def make_reranker(name: str | None, pipeline: RAGPipeline) -> Reranker | None:
             raise RuntimeError(f"no fine-tuned reranker under {settings.cache_dir}; build it with: {TRAIN_COMMAND}")
         return CrossEncoderReranker(path, name="minilm-finetuned")
     if name == "maxsim":
-        return MaxSimReranker(first_stage_weight=DEFAULT_FIRST_STAGE_WEIGHT)
+        return MaxSimReranker(first_stage_weight=DEFAULT_FIRST_STAGE_WEIGHT, fusion_k=DEFAULT_FUSION_K)
     if name == "cross-encoder":
         if not settings.rerank_model:
             raise RuntimeError("set rerank_model (KIT_RERANK_MODEL) to a cross-encoder folder or a cached hub name")

@@ -67,14 +67,11 @@ def reranker_rows(
 
 
 def training_free_rerankers() -> dict[str, Reranker]:
-    """The rerankers that need no training and no LLM: MaxSim alone and MaxSim fused with the first-stage rank."""
-    from helpers.rerank.maxsim import DEFAULT_FIRST_STAGE_WEIGHT, MaxSimReranker
+    """The rerankers that need no training and no LLM: MaxSim alone, and MaxSim fused with the first-stage rank."""
+    from helpers.rerank.maxsim import DEFAULT_FIRST_STAGE_WEIGHT, DEFAULT_FUSION_K, MaxSimReranker
 
-    fused = MaxSimReranker(first_stage_weight=DEFAULT_FIRST_STAGE_WEIGHT)
-    return {
-        "MaxSim (MiniLM tokens)": MaxSimReranker(),
-        f"MaxSim fused with first-stage rank ×{fused.first_stage_weight:g}": fused,
-    }
+    fused = MaxSimReranker(first_stage_weight=DEFAULT_FIRST_STAGE_WEIGHT, fusion_k=DEFAULT_FUSION_K)
+    return {"MaxSim": MaxSimReranker(), "MaxSim + first-stage rank": fused}
 
 
 def with_target(table: pd.DataFrame, baseline: str, gain: float = 0.05, max_ms: float = 1000.0) -> pd.DataFrame:
@@ -84,6 +81,74 @@ def with_target(table: pd.DataFrame, baseline: str, gain: float = 0.05, max_ms: 
     table["meets target"] = (table["recall@5 gain"] >= gain) & (table["ms / question"] <= max_ms)
     table.loc[baseline, "meets target"] = False
     return table
+
+
+def negative_audit(chunks: Sequence[Hit], n_queries: int = 200, seed: int = 0) -> pd.DataFrame:
+    """Inverse-cloze training pairs mined the first way (`fair=False`) and the fixed way: how many of the query's
+    words the positive and the negatives share, and how often some negative shares more than the positive."""
+    from helpers.rerank.synthetic import cloze_pairs, word_overlap
+
+    rows = {}
+    for name, fair in (("first recipe", False), ("fixed recipe", True)):
+        groups: dict[str, list] = {}
+        for pair in cloze_pairs(chunks, n_queries, seed=seed, fair=fair):
+            groups.setdefault(pair.question, []).append((pair.label, word_overlap(pair.question, pair.passage)))
+        positive = [o for g in groups.values() for label, o in g if label == 1.0]
+        negative = [o for g in groups.values() for label, o in g if label == 0.0]
+        beaten = [max((o for label, o in g if label == 0.0), default=0.0) > g[0][1] for g in groups.values()]
+        rows[name] = {
+            "queries": len(groups),
+            "negatives per query": len(negative) / max(len(groups), 1),
+            "query words in positive": statistics.fmean(positive),
+            "query words in negatives": statistics.fmean(negative) if negative else float("nan"),
+            "queries where a negative shares more": statistics.fmean(beaten),
+        }
+    return pd.DataFrame(rows).T.round(3)
+
+
+def open_realworld(settings: Any, index_if_missing: bool) -> tuple[Any, str]:
+    """The real-document set's pipeline (its own collection; warm: seconds) or None, and a sentence saying which.
+
+    Indexing it the first time embeds ~6,000 chunks (minutes): done only when `index_if_missing` (the full
+    profile); otherwise an empty collection means "skip, and say how to build it".
+    """
+    from helpers.byod import folder_settings, realworld_available, realworld_docs_dir
+    from helpers.pipeline import RAGPipeline
+
+    folder = realworld_docs_dir(settings)
+    if not realworld_available(settings):
+        return None, f"the real-document set is not rebuilt under {folder} (course_data/realworld/README.md)"
+    pipeline = RAGPipeline(folder_settings(folder, settings))
+    if pipeline.store.count() == 0 and not index_if_missing:
+        pipeline.close()
+        return None, f"the real-document set is not indexed yet (minutes): helpers.byod.ingest_folder({str(folder)!r})"
+    try:
+        report = pipeline.ingest(folder, progress=False)
+    except BaseException:
+        pipeline.close()
+        raise
+    return pipeline, str(report)
+
+
+def target_verdict(tables: Mapping[str, pd.DataFrame], gain: float = 0.05, max_ms: float = 1000.0) -> str:
+    """Which rerankers (rows of `with_target` tables) gain ≥ `gain` recall@5 at ≤ `max_ms` on every table."""
+    names = [n for n in next(iter(tables.values())).index if all(n in t.index for t in tables.values())]
+    lines, winners = [], []
+    for name in names[1:]:  # row 0 is the first stage alone
+        parts = [
+            f"{corpus}: {t.loc[name, 'recall@5 gain']:+.3f} at {t.loc[name, 'ms / question']:.0f} ms"
+            for corpus, t in tables.items()
+        ]
+        if all(bool(t.loc[name, "meets target"]) for t in tables.values()):
+            winners.append(name)
+        lines.append(f"{name}: " + "; ".join(parts))
+    corpora = " and ".join(tables)
+    head = (
+        f"reaches +{gain:.2f} recall@5 at ≤ {max_ms / 1000:g} s per question on {corpora}: {', '.join(winners)}"
+        if winners
+        else f"no reranker reaches +{gain:.2f} recall@5 at ≤ {max_ms / 1000:g} s per question on {corpora}"
+    )
+    return "\n".join([head, *lines])
 
 
 def plain(retriever: Retriever, k: int = 10) -> System:

@@ -69,13 +69,19 @@ def word_overlap(query: str, passage: str) -> float:
 
 
 def hard_negatives(
-    bm25: BM25Retriever, question: str, positive: Hit, negatives: int, positive_text: str | None = None
+    bm25: BM25Retriever,
+    question: str,
+    positive: Hit,
+    negatives: int,
+    positive_text: str | None = None,
+    fair: bool = True,
 ) -> list[Pair]:
     """(question, chunk, 0.0) for the chunks BM25 ranks highest that are not the positive (nor a copy of it).
 
     A chunk that shares *more* of the question's words than the positive (`positive_text`, default the chunk
     itself), or holds the question verbatim, is skipped: it is likely a second answer, and labelling it 0
     teaches the model that sharing the question's words means irrelevant — the opposite of real questions.
+    `fair=False` keeps them (the first recipe, kept to show the bug in notebook 06).
     """
     ceiling = word_overlap(question, positive_text if positive_text is not None else passage_text(positive))
     ranked = bm25.retrieve(question, negatives + 20)
@@ -84,8 +90,7 @@ def hard_negatives(
         for h in ranked
         if h.node_id != positive.node_id
         and h.text != positive.text
-        and question not in h.text
-        and word_overlap(question, passage_text(h)) <= ceiling
+        and (not fair or (question not in h.text and word_overlap(question, passage_text(h)) <= ceiling))
     ]
     return [Pair(question, passage_text(h), 0.0) for h in hard[:negatives]]
 
@@ -105,7 +110,9 @@ def training_pairs(
     return pairs
 
 
-def cloze_pairs(chunks: Sequence[Hit], n_queries: int, negatives: int = 3, seed: int = 0) -> list[Pair]:
+def cloze_pairs(
+    chunks: Sequence[Hit], n_queries: int, negatives: int = 3, seed: int = 0, fair: bool = True
+) -> list[Pair]:
     """Inverse-cloze pairs: a sentence of a chunk as the query, the rest of the chunk as the positive."""
     bm25 = BM25Retriever(chunks, [passage_text(c) for c in chunks])
     rng, pairs = random.Random(seed), []
@@ -116,7 +123,7 @@ def cloze_pairs(chunks: Sequence[Hit], n_queries: int, negatives: int = 3, seed:
         query = rng.choice(sentences)
         rest = passage_text(Hit(chunk.node_id, chunk.text.replace(query, " ", 1).strip(), chunk.metadata, {}))
         pairs.append(Pair(query, rest, 1.0))
-        pairs.extend(hard_negatives(bm25, query, chunk, negatives, positive_text=rest))
+        pairs.extend(hard_negatives(bm25, query, chunk, negatives, positive_text=rest, fair=fair))
     return pairs
 
 
