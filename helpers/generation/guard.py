@@ -89,7 +89,7 @@ RULES: list[Rule] = [
     )),
     Rule("mode", "tries to switch me into a mode without rules", _any(
         r"\b(?:you(?:'re|\s+are)(?:\s+now)?(?:\s+in)?|enable|enter|activate|switch\s+to|turn\s+on)\s+"
-        r"(?:developer|debug|god|jailbreak|sudo|unrestricted|dan)\s+mode\b|\bjailbreak|\bgod\s*mode\b",
+        r"(?:developer|debug|god|jailbreak|sudo|unrestricted|dan)\s+mode\b|\b(?:jailbreak|god)\s*mode\b",
         r"(?-i:\bDAN\b)|\bdo anything now\b|\bbroken free\b|\bunrestricted\s+" + ROLE_NOUNS + r"\b",
         r"\b" + ROLE_NOUNS + r"\s+(?:with|that\s+has)\s+no\s+(?:rules|restrictions|limits|filters)\b",
         r"\b(?:answer|respond|reply)\w*\b[^.?!]{0,40}\bwithout (?:any )?(?:restrictions|filters|limits|rules)\b",
@@ -123,7 +123,7 @@ RULES: list[Rule] = [
         r"\b(?:list|give me|show me|tell me|send me|share|reveal|print|dump|post|look up|pull up|export)\b[^.?!]{0,40}"
         r"\b(?:grades|gpas?|scores|transcripts?|addresses|phone numbers?|e-?mails?|student ids?|id numbers|records)"
         r"\b[^.?!]{0,20}\b(?:of|for)\s+(?:every|each|all|other|the|his|her|their)\s+(?:\w+\s+){0,3}?"
-        r"(?:students?|classmates?|cohort|section|class)\b",
+        r"(?:students?|classmates?)\b",
         r"\b(?:list|give me|show me|tell me)\b[^.?!]{0,20}\b(?:every|all|each)\s+(?:\w+\s+){0,4}?students?\b"
         r"[^.?!]{0,60}\b(?:ids?|id numbers|grades|gpas?|addresses|phone|e-?mails?)\b",
         r"\bhome address(?:es)?\s+(?:and\s+[\w ]+\s+)?of\b|\b(?:his|her|their)\s+(?:home address|phone number|"
@@ -143,7 +143,8 @@ RULES: list[Rule] = [
     )),
     Rule("encoded", "hides instructions in an encoded or translated text", _any(
         r"\b(?:decode|translate|traduce)\b[^.?!]{0,30}\b(?:and|then|y)\s+(?:follow|obey|obedece|execute|do|run)\b",
-        r"\bdo (?:what|as) (?:it|this|that) says\b|\bbase64\b|[A-Za-z0-9+/]{24,}={0,2}",
+        r"\bdo (?:what|as) (?:it|this|that) says\b|\bbase64\b",
+        r"(?-i:(?<![A-Za-z0-9+/])(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{24,})",
     )),
 ]
 # fmt: on
