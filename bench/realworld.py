@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from bench.common import RESULTS_DIR, Record
 from helpers.config import Settings, get_settings
+from helpers.corpus import Question
 from helpers.evaluation.two_corpora import (
     CHUNK_KEYS,
     Corpus,
@@ -100,7 +103,7 @@ def answer_stage(
     """The reader's EM/F1 for each named set-up on each corpus (the first `limit` questions of a split)."""
     rows = []
     for corpus in corpora(split, base, names):
-        questions = list(corpus.questions)[:limit] if limit else list(corpus.questions)
+        questions = sample(corpus.questions, limit)
         for name, changes in setups.items():
             settings = tuning_settings(corpus, base, **changes)
             summary, _ = answer_row(indexed(corpus, settings), questions, progress=True, label=f"{corpus.name}: {name}")
@@ -108,6 +111,14 @@ def answer_stage(
             print(rows[-1], flush=True)
         close_all()
     return pd.DataFrame(rows)
+
+
+def sample(questions: Sequence[Question], limit: int | None, seed: int = 0) -> list[Question]:
+    """A seeded random `limit` of the questions (all when None), in their file order: the same on every run."""
+    if not limit or limit >= len(questions):
+        return list(questions)
+    keep = set(random.Random(seed).sample(range(len(questions)), limit))
+    return [question for i, question in enumerate(questions) if i in keep]
 
 
 def write(record: Record, frame: pd.DataFrame, extra: dict[str, Any] | None = None) -> None:

@@ -30,6 +30,7 @@ CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps t
 )
 RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
 RERANKERS = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # the names helpers.rerank.make_reranker knows
+BM25_TOKENIZERS = ("kit", "stemmed")  # helpers.retrieval.bm25.TOKENIZERS
 SHORT_STYLES = ("phrase", "yes_no")  # helpers.generation.prompts.SHORT_STYLES
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
@@ -92,6 +93,7 @@ class Settings:
     retriever: str = "hybrid_rrf"  # best recall@5 on dev with query expansion, notebooks/05_retrieval.ipynb
     hybrid_alpha: float = 0.5  # dense weight of the weighted "hybrid" (seed 001: 0.6); best recall@5 on dev
     rrf_k: int = 60  # reciprocal rank fusion constant
+    bm25_tokenizer: str = "kit"  # "kit" (codes joined, numbers kept) or "stemmed" (also "fees" -> "fee")
     hybrid_pool: int = 30  # candidates each side of a hybrid retriever returns before fusion
     query_expansion: bool = True  # append official terms from course_data/synonyms.csv (notebook 05)
     dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source
@@ -122,6 +124,7 @@ class Settings:
         _check_choice("reranker", self.reranker, RERANKERS)
         _check_choice("followup_rewrite", self.followup_rewrite, FOLLOWUP_REWRITES)
         _check_choice("short_style", self.short_style, SHORT_STYLES)
+        _check_choice("bm25_tokenizer", self.bm25_tokenizer, BM25_TOKENIZERS)
         if self.llm_max_retries < 0:
             raise ConfigError(f"llm_max_retries must be 0 or more, got {self.llm_max_retries}")
         if self.chunk_size < 0 or self.chunk_overlap < -1:

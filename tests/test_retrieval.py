@@ -190,3 +190,10 @@ def test_make_retriever_over_a_real_store(tmp_settings: Settings, tiny_corpus: P
 def test_bm25_on_an_empty_collection_finds_nothing() -> None:
     empty = BM25Retriever([])
     assert empty.retrieve("application fee", 3) == [] and len(empty.scores("fee")) == 0
+
+
+def test_stemmed_tokenizer_strips_plurals_but_keeps_codes_and_numbers():
+    from helpers.retrieval import stemmed_tokenize
+
+    tokens = stemmed_tokenize("Fees, deadlines and policies for ADS 530 classes: status 3.5 thesis")
+    assert {"fee", "deadline", "policy", "ads530", "class", "status", "3.5", "thesis"} <= set(tokens)

@@ -228,3 +228,23 @@ def sweep_table(stage: str, metric: str, index: str | list[str], **where: Any) -
     if rows.empty:
         raise ValueError(f"no rows of the {stage} sweep match {where}")
     return rows.pivot_table(index=index, columns="corpus", values=metric, sort=False).round(3)
+
+
+def plot_tradeoff(rows: pd.DataFrame, x: str, y: str, line: str, title: str = "") -> Any:
+    """One panel per corpus: `y` against `x`, one line per value of `line` (e.g. chunking over k)."""
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(rows["corpus"]))
+    fig, axes = plt.subplots(1, len(names), figsize=(5.5 * len(names), 3.8), sharey=True, squeeze=False)
+    for ax, name in zip(axes[0], names, strict=True):
+        for label, group in rows[rows["corpus"] == name].groupby(line, sort=False):
+            group = group.sort_values(x)
+            ax.plot(group[x], group[y], marker="o", label=str(label))
+        ax.set_title(f"{name} (dev)")
+        ax.set_xlabel(x)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(y)
+    axes[0][-1].legend(fontsize=8, loc="lower right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from helpers.retrieval.base import Filters, Memoized, Retriever, stored_chunks
-from helpers.retrieval.bm25 import BM25Retriever, tokenize
+from helpers.retrieval.bm25 import TOKENIZERS, BM25Retriever, stemmed_tokenize, tokenize
 from helpers.retrieval.dense import DenseRetriever
 from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
 from helpers.retrieval.filters import matches
@@ -47,7 +47,8 @@ def make_retriever(name: str | None, pipeline: RAGPipeline, **params: Any) -> Re
     dense = params.get("dense") or DenseRetriever(pipeline.store, pipeline.embedder)
     retriever: Retriever = dense
     if name != "dense":
-        bm25 = params.get("bm25") or BM25Retriever.from_store(pipeline.store)
+        tokenizer = TOKENIZERS[settings.bm25_tokenizer]
+        bm25 = params.get("bm25") or BM25Retriever.from_store(pipeline.store, tokenizer=tokenizer)
         pool = params.get("pool", settings.hybrid_pool)
         if name == "bm25":
             retriever = bm25
@@ -86,6 +87,7 @@ __all__ = [
     "matches",
     "min_max",
     "rrf_fusion",
+    "stemmed_tokenize",
     "stored_chunks",
     "tokenize",
     "weighted_fusion",

@@ -6,9 +6,10 @@ part that matters for this corpus: lower-case words and numbers, a few stop word
 course or room code ("ADS 530", "ADS-698A", "MDC 110") also kept as one joined token ("ads530"), so an
 exact code outranks chunks that merely mention "ADS" and "530" apart. Joined words ("S/U", "full-time")
 are kept whole and as their parts. The score is stored as `scores["sparse"]` (unbounded, ≥ 0).
-What it leaves out: stemming ("fees" ≠ "fee"), synonyms (see expansion.py), and incremental updates — bm25s
-is a retriever, not an encoder, so new text means a refit (`BM25Retriever.from_store` again, well under a
-second for the course corpus).
+`stemmed_tokenize` also strips plural endings ("fees" -> "fee"; settings.bm25_tokenizer = "stemmed").
+What it leaves out: full stemming ("registration" ≠ "register"), synonyms (see expansion.py), and incremental
+updates — bm25s is a retriever, not an encoder, so new text means a refit (`BM25Retriever.from_store` again,
+well under a second for the course corpus).
 """
 
 from __future__ import annotations
@@ -39,6 +40,25 @@ def tokenize(text: str) -> list[str]:
         parts = JOINERS.split(word)
         tokens.extend([word, *parts] if len(parts) > 1 else [word])
     return [token for token in tokens if token not in STOPWORDS]
+
+
+def light_stem(token: str) -> str:
+    """A plural stemmer for English words: "fees" -> "fee", "policies" -> "policy"; numbers and codes stay."""
+    if len(token) <= 3 or not token.isalpha() or token.endswith(("ss", "us", "is")):
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        return token[:-3] + "y"
+    if token.endswith(("sses", "ches", "shes", "xes")):  # "classes" -> "class", "boxes" -> "box"
+        return token[:-2]
+    return token[:-1] if token.endswith("s") else token
+
+
+def stemmed_tokenize(text: str) -> list[str]:
+    """The kit's tokenizer with plural endings stripped, so "deadlines" finds "deadline"."""
+    return [light_stem(token) for token in tokenize(text)]
+
+
+TOKENIZERS = {"kit": tokenize, "stemmed": stemmed_tokenize}  # settings.bm25_tokenizer
 
 
 def plain_tokenize(text: str) -> list[str]:
