@@ -60,9 +60,10 @@ def load_finetuned(settings: Settings) -> tuple[CrossEncoderReranker | None, str
             reason += " (the ci profile never trains: its rows are skipped)"
         return None, reason
     info = training_info(path)
-    return CrossEncoderReranker(path, name="minilm-finetuned"), (
-        f"loaded {path.name}: {info['pairs']} training pairs, trained in {info['seconds']} s, {info['size_mb']} MB"
-    )
+    note = f"loaded {path.name}: {info['pairs']} training pairs, trained in {info['seconds']} s, {info['size_mb']} MB"
+    if "train_loss" in info:  # a loss no lower than a constant guess's means the model learnt nothing
+        note += f"; training loss {info['train_loss']} (a constant guess: {info['constant_guess_loss']})"
+    return CrossEncoderReranker(path, name="minilm-finetuned"), note
 
 
 __all__ = [

@@ -15,6 +15,7 @@ negative mining round, and GPUs (it simply runs faster where torch finds one).
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import time
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from helpers.models import embedder_path
 from helpers.rerank.synthetic import Pair, data_hash
 
 TRAIN_COMMAND = "python -m helpers train-reranker"
+LEARNING_RATE = 5e-5
 MAX_LENGTH = 192  # word pieces of question + passage in training: 128 cut 45% of course chunks (p90 is 133 alone)
 
 
@@ -53,12 +55,18 @@ def folder_mb(folder: Path) -> float:
     return round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6, 1)
 
 
+def constant_guess_loss(positive_share: float) -> float:
+    """The class-weighted BCE of predicting 0.5 for everything (its optimum): 2 (1 - share) ln 2."""
+    return 2 * (1 - positive_share) * math.log(2) if 0 < positive_share < 1 else 0.0
+
+
 def train(
     pairs: Sequence[Pair],
     settings: Settings | None = None,
     epochs: int = 1,
     batch_size: int = 16,
     recipe: dict[str, Any] | None = None,
+    learning_rate: float = LEARNING_RATE,
 ) -> Path:
     """Fine-tune MiniLM as a cross-encoder on `pairs`; returns the model folder (reused if already trained).
 
@@ -70,7 +78,7 @@ def train(
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
     settings = settings or get_settings()
-    folder = rerankers_dir(settings) / f"minilm-ce-{data_hash(pairs)}-e{epochs}-l{MAX_LENGTH}"
+    folder = rerankers_dir(settings) / f"minilm-ce-{data_hash(pairs)}-e{epochs}-l{MAX_LENGTH}-lr{learning_rate:g}"
     if not (folder / "training.json").exists():
         start = time.perf_counter()
         # 1. MiniLM's encoder from the embedder wheel + a fresh one-logit head
@@ -85,7 +93,7 @@ def train(
             output_dir=str(folder.with_name(folder.name + "-run")),
             num_train_epochs=epochs,
             per_device_train_batch_size=batch_size,
-            learning_rate=5e-5,
+            learning_rate=learning_rate,
             warmup_steps=0.1,
             seed=settings.seed,
             save_strategy="no",
@@ -93,13 +101,18 @@ def train(
             logging_steps=max(1, len(pairs) // batch_size // 5),
             use_cpu=True,
         )
-        CrossEncoderTrainer(model=model, args=args, train_dataset=data, loss=loss).train()
+        result = CrossEncoderTrainer(model=model, args=args, train_dataset=data, loss=loss).train()
         shutil.rmtree(args.output_dir, ignore_errors=True)
         # 4. save the model and what went into it
         model.save_pretrained(str(folder))
         info = {"pairs": len(pairs), "positives": n_pos, "epochs": epochs, "max_length": MAX_LENGTH, **(recipe or {})}
         info |= {"seconds": round(time.perf_counter() - start, 1), "data_hash": data_hash(pairs)}
         info["size_mb"] = folder_mb(folder)
+        info |= {"learning_rate": learning_rate, "train_loss": round(result.training_loss, 4)}
+        info["constant_guess_loss"] = round(constant_guess_loss(n_pos / max(len(pairs), 1)), 4)
+        if result.training_loss > 0.9 * info["constant_guess_loss"]:
+            print(f"warning: training loss {result.training_loss:.3f} is no better than guessing one constant score "
+                  f"({info['constant_guess_loss']:.3f}): the model learnt (almost) nothing")  # fmt: skip
         (folder / "training.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     (rerankers_dir(settings) / "latest.json").write_text(json.dumps({"path": str(folder)}), encoding="utf-8")
     return folder

@@ -111,9 +111,13 @@ def training_pairs(
 
 
 def cloze_pairs(
-    chunks: Sequence[Hit], n_queries: int, negatives: int = 3, seed: int = 0, fair: bool = True
+    chunks: Sequence[Hit], n_queries: int, negatives: int = 3, seed: int = 0, fair: bool = True, keep: float = 0.0
 ) -> list[Pair]:
-    """Inverse-cloze pairs: a sentence of a chunk as the query, the rest of the chunk as the positive."""
+    """Inverse-cloze pairs: a sentence of a chunk as the query, the rest of the chunk as the positive.
+
+    With probability `keep` the positive keeps the sentence (Lee et al. keep it 10% of the time), so the model
+    also sees that a passage holding the query's own words is relevant.
+    """
     bm25 = BM25Retriever(chunks, [passage_text(c) for c in chunks])
     rng, pairs = random.Random(seed), []
     for chunk in sample_chunks(chunks, n_queries, seed + 1):  # another sample than the LLM's questions
@@ -121,7 +125,9 @@ def cloze_pairs(
         if len(sentences) < 3:  # too little left once the query sentence is cut out
             continue
         query = rng.choice(sentences)
-        rest = passage_text(Hit(chunk.node_id, chunk.text.replace(query, " ", 1).strip(), chunk.metadata, {}))
+        kept = rng.random() < keep
+        text = chunk.text if kept else chunk.text.replace(query, " ", 1).strip()
+        rest = passage_text(Hit(chunk.node_id, text, chunk.metadata, {}))
         pairs.append(Pair(query, rest, 1.0))
         pairs.extend(hard_negatives(bm25, query, chunk, negatives, positive_text=rest, fair=fair))
     return pairs
