@@ -186,3 +186,13 @@ def test_maxsim_lifts_the_answering_passage_above_distractors_with_the_packaged_
         settings = Settings()
 
     assert isinstance(make_reranker("maxsim", Pipeline()), MaxSimReranker)  # type: ignore[arg-type]
+
+
+def test_constant_guess_loss_is_the_floor_a_model_that_learnt_nothing_sits_on() -> None:
+    import math
+
+    from helpers.rerank.finetune import constant_guess_loss
+
+    assert constant_guess_loss(0.25) == pytest.approx(1.5 * math.log(2))  # 1 positive : 3 negatives → 1.04
+    assert constant_guess_loss(0.5) == pytest.approx(math.log(2))
+    assert constant_guess_loss(0.0) == 0.0
