@@ -53,6 +53,10 @@ RETRIEVALS: dict[str, dict[str, Any]] = {
     "weighted 0.5 pool 50": dict(retriever="hybrid", hybrid_alpha=0.5, hybrid_pool=50),
     "weighted 0.3 pool 50": dict(retriever="hybrid", hybrid_alpha=0.3, hybrid_pool=50),
     "weighted 0.7 pool 50": dict(retriever="hybrid", hybrid_alpha=0.7, hybrid_pool=50),
+    "rrf pool 50 stemmed": dict(retriever="hybrid_rrf", hybrid_pool=50, bm25_tokenizer="stemmed"),
+    "weighted 0.5 pool 50 stemmed": dict(
+        retriever="hybrid", hybrid_alpha=0.5, hybrid_pool=50, bm25_tokenizer="stemmed"
+    ),
     "dense": dict(retriever="dense"),
     "bm25": dict(retriever="bm25"),
 }
@@ -71,10 +75,11 @@ def corpora(split: str, base: Settings, names: tuple[str, ...] = CORPORA) -> lis
 
 def retrieval_stage(
     base: Settings, split: str = "dev", names: tuple[str, ...] = CORPORA, chunkings: tuple[str, ...] = (),
-    record: Record | None = None,
+    record: Record | None = None, retrievals: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     """Every chunking (or those named) x retrieval x k on each corpus, scored without the LLM; saved as it goes."""
     from helpers.retrieval import BM25Retriever, DenseRetriever, Memoized, make_retriever
+    from helpers.retrieval.bm25 import TOKENIZERS
 
     rows = []
     for corpus in corpora(split, base, names):
@@ -82,12 +87,17 @@ def retrieval_stage(
             if chunkings and chunk_name not in chunkings:
                 continue
             pipeline = indexed(corpus, tuning_settings(corpus, base, **chunking), progress=True)
-            bm25 = BM25Retriever.from_store(pipeline.store)  # fitted once per index
+            bm25: dict[str, BM25Retriever] = {}  # fitted once per index and tokenizer
             dense = Memoized(DenseRetriever(pipeline.store, pipeline.embedder))  # each query embedded once
             for retrieval_name, retrieval in RETRIEVALS.items():
+                if retrievals and retrieval_name not in retrievals:
+                    continue
                 settings = tuning_settings(corpus, base, **chunking, **retrieval)
                 pipeline.settings = settings
-                retriever = make_retriever(None, pipeline, bm25=bm25, dense=dense, pool=settings.hybrid_pool)
+                tokenizer = settings.bm25_tokenizer
+                if tokenizer not in bm25:
+                    bm25[tokenizer] = BM25Retriever.from_store(pipeline.store, tokenizer=TOKENIZERS[tokenizer])
+                retriever = make_retriever(None, pipeline, bm25=bm25[tokenizer], dense=dense, pool=settings.hybrid_pool)
                 for row in retrieval_rows(pipeline, corpus, retriever, TOP_KS):
                     rows.append({"corpus": corpus.name, "chunking": chunk_name, "retrieval": retrieval_name, **row})
                 print(pd.DataFrame(rows[-len(TOP_KS):]).round(3).to_string(), flush=True)
@@ -98,7 +108,8 @@ def retrieval_stage(
 
 
 def answer_stage(
-    base: Settings, setups: dict[str, dict[str, Any]], split: str, limit: int | None, names: tuple[str, ...] = CORPORA
+    base: Settings, setups: dict[str, dict[str, Any]], split: str, limit: int | None, names: tuple[str, ...] = CORPORA,
+    record: Record | None = None, extra: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The reader's EM/F1 for each named set-up on each corpus (the first `limit` questions of a split)."""
     rows = []
@@ -109,6 +120,8 @@ def answer_stage(
             summary, _ = answer_row(indexed(corpus, settings), questions, progress=True, label=f"{corpus.name}: {name}")
             rows.append({"corpus": corpus.name, "set-up": name, **summary})
             print(rows[-1], flush=True)
+            if record is not None:  # a long run keeps what it measured so far
+                write(record, pd.DataFrame(rows), extra)
         close_all()
     return pd.DataFrame(rows)
 
@@ -137,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
     parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
     parser.add_argument("--chunkings", default="", help="comma-separated names of CHUNKINGS (retrieval; default all)")
+    parser.add_argument("--retrievals", default="", help="comma-separated names of RETRIEVALS (default all)")
     parser.add_argument("--tag", default="", help="appended to the results' file names")
     parser.add_argument("--setups", default="", help="JSON {name: {setting: value}} for the answers stage")
     args = parser.parse_args(argv)
@@ -144,15 +158,16 @@ def main(argv: list[str] | None = None) -> int:
     record = Record(f"realworld_{args.stage}{args.tag}", RESULTS_DIR)
     if args.stage == "retrieval":
         chunkings = tuple(name for name in args.chunkings.split(",") if name)
-        frame = retrieval_stage(base, names=names, chunkings=chunkings, record=record)
+        retrievals = tuple(name for name in args.retrievals.split(",") if name)
+        frame = retrieval_stage(base, names=names, chunkings=chunkings, record=record, retrievals=retrievals)
         write(record, frame)
         frame["set-up"] = frame.chunking + " | " + frame.retrieval + " | k=" + frame.k.astype(str)
         print(side_by_side(frame.to_dict("records"), "answer in context").to_string())
         return 0
     setups = json.loads(args.setups) if args.setups else {"old defaults": OLD_DEFAULTS, "settings": {}}
     split = "dev" if args.stage == "answers" else "test"
-    frame = answer_stage(base, setups, split, args.limit, names)
-    write(record, frame, {"split": split, "limit": args.limit, "setups": setups})
+    extra = {"split": split, "limit": args.limit, "setups": setups}
+    frame = answer_stage(base, setups, split, args.limit, names, record, extra)
     for metric in ("F1", "EM", "answer in context", "s / answer"):
         print(f"\n{metric} ({split})\n{side_by_side(frame.to_dict('records'), metric).to_string()}")
     return 0

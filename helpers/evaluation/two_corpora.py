@@ -248,3 +248,22 @@ def plot_tradeoff(rows: pd.DataFrame, x: str, y: str, line: str, title: str = ""
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def plot_answer_tradeoff(rows: pd.DataFrame, x: str = "s / answer", y: str = "F1") -> Any:
+    """One panel per corpus: each answer set-up as a point, `y` against `x` (the reader's quality and its wait)."""
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(rows["corpus"]))
+    fig, axes = plt.subplots(1, len(names), figsize=(5.5 * len(names), 3.8), sharey=True, squeeze=False)
+    for ax, name in zip(axes[0], names, strict=True):
+        part = rows[rows["corpus"] == name]
+        ax.scatter(part[x], part[y])
+        for _, row in part.iterrows():
+            ax.annotate(str(row["set-up"]), (row[x], row[y]), fontsize=8, xytext=(4, 4), textcoords="offset points")
+        ax.set_title(f"{name} (dev sample)")
+        ax.set_xlabel(x)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(y)
+    fig.tight_layout()
+    return fig
