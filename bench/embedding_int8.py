@@ -96,7 +96,7 @@ def main() -> None:
                 "chunks_per_s": round(chunks_per_s, 1),
                 "timed_chunks": len(timed),
                 "mean_word_pieces": round(float(np.mean([n for _, n in in_range])), 1),
-                **dense_recall(vectors, nodes, questions, embedder.embed_queries([q.text for q in questions])),
+                **dense_recall(vectors, nodes, questions, embedder.embed_queries([q.question for q in questions])),
             }
             print(precision, rows[precision], flush=True)
             embedder.cache.close()
