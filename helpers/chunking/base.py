@@ -10,7 +10,7 @@ What it leaves out: the strategies themselves (one file each) and anything about
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from functools import cache, lru_cache
 
 import tiktoken
@@ -33,20 +33,26 @@ def encoding() -> tiktoken.Encoding:
     return tiktoken.get_encoding("cl100k_base")
 
 
-def splitter_tokenizer() -> Callable[[str], list[int]]:
+def splitter_tokenizer() -> Callable[[str], Sized]:
     """LlamaIndex's own tokenizer for its splitters, with a memory of the texts it has already counted.
 
     `TokenTextSplitter` and `SentenceSplitter` only ever take `len()` of what it returns, and ask again for
-    every word and sentence (a million calls on 3 MB); the words repeat, so remembering them is the same
-    count for a fraction of the time.
+    every word and sentence (a million calls on 3 MB); the words repeat, so remembering the counts is the same
+    answer for a fraction of the time. It returns `range(count)`: the right length, and nothing to keep alive.
     """
-    return _remembering(get_tokenizer())
+    count = _remembered_count(get_tokenizer())
+    return lambda text: range(count(text))
 
 
 @cache
-def _remembering(tokenizer: Callable[[str], list[int]]) -> Callable[[str], list[int]]:
-    """`tokenizer` with an LRU memory (one per tokenizer, so a changed global tokenizer is honoured)."""
-    return lru_cache(maxsize=SPLITTER_CACHE_SIZE)(tokenizer)
+def _remembered_count(tokenizer: Callable[[str], Sized]) -> Callable[[str], int]:
+    """The token count of `tokenizer`, with an LRU memory (one per tokenizer, so a new global one is honoured)."""
+
+    @lru_cache(maxsize=SPLITTER_CACHE_SIZE)
+    def count(text: str) -> int:
+        return len(tokenizer(text))
+
+    return count
 
 
 def count_tokens(text: str) -> int:
