@@ -9,8 +9,9 @@ Each question gives one (question, chunk, 1.0) pair and `negatives` (question, c
 `cloze_pairs` adds pairs that need no LLM at all, the inverse cloze task (Lee et al., 2019): one sentence
 of a chunk is the query and the chunk *without that sentence* the positive, so the model cannot win by
 spotting copied words and must learn what a passage is about.
-Negatives that share more of the question's words than its positive are skipped (`hard_negatives`): keeping
-them made the first trained model rank worse than chance on the gold set (it learnt "shared words → not it").
+Negatives that share more of the question's words than its positive are skipped (`hard_negatives`): with
+cloze positives (query sentence cut out) nearly every query had such a negative, so the data said "shares the
+question's words → not it", the opposite of real questions (notebook 06 shows both ways of mining).
 What it leaves out: filtering bad generated questions, and checking that a "negative" does not also answer
 the question in other words (some do: the labels are noisy, as in most synthetic data).
 """
