@@ -25,7 +25,7 @@ class Knobs:
     """Everything a student can turn in the app."""
 
     k: int = 4
-    retriever: str = "hybrid_rrf"
+    retriever: str = "hybrid"
     alpha: float = 0.5  # dense weight of the weighted hybrid (1 = dense only, 0 = BM25 only)
     threshold: float = 0.0  # minimum dense (cosine) similarity a passage needs; 0 keeps every hit
     rerank: bool = False
