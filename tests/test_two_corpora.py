@@ -58,3 +58,25 @@ def test_pick_default_never_takes_a_setup_that_loses_on_one_corpus() -> None:
     assert list(table.columns) == ["course", "real"] and isinstance(table, pd.DataFrame)
     assert pick_default(table, "old") == "B"  # A has the best mean but loses on the real corpus
     assert pick_default(table, "old", tolerance=0.05) == "A"
+
+
+def test_a_reused_index_never_answers_with_the_previous_reader(tmp_settings: Settings, tiny_corpus: Path) -> None:
+    corpus = Corpus("real", tiny_corpus, ())
+    try:
+        first = indexed(corpus, tuning_settings(corpus, tmp_settings))
+        first.__dict__["llm"] = _FakeReader()  # a stand-in for a loaded model (this test's fake, says so)
+        again = indexed(corpus, tuning_settings(corpus, tmp_settings, llm_model="qwen2.5-coder-0.5b"))
+        assert again is first and "llm" not in again.__dict__  # the next ask loads the 0.5B, not the old reader
+        same = indexed(corpus, tuning_settings(corpus, tmp_settings, llm_model="qwen2.5-coder-0.5b", top_k=2))
+        assert same.settings.top_k == 2
+    finally:
+        close_all()
+
+
+class _FakeReader:
+    """A fake LLM for the test above: it only records that it was closed."""
+
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True

@@ -94,6 +94,9 @@ def indexed(corpus: Corpus, settings: Settings, progress: bool = False) -> RAGPi
         pipeline.ingest(corpus.folder, progress=progress)
         _OPEN[key] = pipeline
     pipeline = _OPEN[key]
+    reader = ("llm_backend", "llm_model", "llm_gguf", "openai_model", "llm_context_tokens")
+    if "llm" in pipeline.__dict__ and any(getattr(pipeline.settings, k) != getattr(settings, k) for k in reader):
+        pipeline.__dict__.pop("llm").close()  # another reader: load it, never answer with the old one
     pipeline.settings = settings  # same index, other retrieval or generation settings
     pipeline.__dict__.pop("retriever", None)
     return pipeline
@@ -267,3 +270,48 @@ def plot_answer_tradeoff(rows: pd.DataFrame, x: str = "s / answer", y: str = "F1
     axes[0][0].set_ylabel(y)
     fig.tight_layout()
     return fig
+
+
+def reader_verdict(rows: pd.DataFrame, small: str, large: str, max_slowdown: float = 2.5) -> pd.DataFrame:
+    """Per corpus: both readers' F1 and seconds per answer, the slowdown, and whether the larger one should answer.
+
+    The rule (issue 16): the reader with the higher F1 is the default unless it is more than `max_slowdown` times
+    slower per answer; `small` and `large` name two set-ups of `rows` that differ only in the reader.
+    """
+    table = rows.pivot_table(index="corpus", columns="set-up", values=["F1", "s / answer"], sort=False)
+    verdict = pd.DataFrame(
+        {
+            f"F1 {small}": table["F1"][small],
+            f"F1 {large}": table["F1"][large],
+            f"s {small}": table["s / answer"][small],
+            f"s {large}": table["s / answer"][large],
+        }
+    )
+    verdict["slowdown"] = verdict[f"s {large}"] / verdict[f"s {small}"]
+    verdict["larger reader wins"] = (verdict[f"F1 {large}"] > verdict[f"F1 {small}"]) & (
+        verdict["slowdown"] <= max_slowdown
+    )
+    return verdict.round(3)
+
+
+def answer_rows(stage: str, folder: Path | None = None) -> pd.DataFrame:
+    """Every scored answer `python -m bench.realworld <stage>` wrote (one row per corpus, set-up and question)."""
+    paths = sorted(Path(folder or SWEEP_DIR).glob(f"realworld_{stage}*_answers.csv"))
+    if not paths:
+        raise FileNotFoundError(f"no answers of `python -m bench.realworld {stage}` under {folder or SWEEP_DIR}")
+    frame = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
+    return frame.drop_duplicates(["corpus", "set-up", "id"])
+
+
+def paired_f1(answers: pd.DataFrame, baseline: str, system: str) -> pd.DataFrame:
+    """Per corpus: F1 of `system` minus `baseline` on the questions both answered, its 95 % interval and p-values."""
+    from helpers.evaluation.bootstrap import paired_bootstrap
+
+    rows = {}
+    for corpus, part in answers[answers.kind == "answerable"].groupby("corpus", sort=False):
+        wide = part.pivot_table(index="id", columns="set-up", values="f1").dropna(subset=[baseline, system])
+        result = paired_bootstrap(wide[baseline].to_numpy(), wide[system].to_numpy())
+        rows[corpus] = {"questions": result.n, "F1 difference": result.mean_diff, "95% CI low": result.ci_low,
+                        "95% CI high": result.ci_high, "p (system not better)": result.p_one_sided,
+                        "p (two-sided)": result.p_two_sided}  # fmt: skip
+    return pd.DataFrame.from_dict(rows, orient="index").round(3)
