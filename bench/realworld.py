@@ -112,16 +112,19 @@ def answer_stage(
     record: Record | None = None, extra: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The reader's EM/F1 for each named set-up on each corpus (the first `limit` questions of a split)."""
-    rows = []
+    rows, answers = [], []
     for corpus in corpora(split, base, names):
         questions = sample(corpus.questions, limit)
         for name, changes in setups.items():
             settings = tuning_settings(corpus, base, **changes)
-            summary, _ = answer_row(indexed(corpus, settings), questions, progress=True, label=f"{corpus.name}: {name}")
+            label = f"{corpus.name}: {name}"
+            summary, frame = answer_row(indexed(corpus, settings), questions, progress=True, label=label)
             rows.append({"corpus": corpus.name, "set-up": name, **summary})
+            answers.append(frame.assign(corpus=corpus.name, **{"set-up": name}))
             print(rows[-1], flush=True)
-            if record is not None:  # a long run keeps what it measured so far
+            if record is not None:  # a long run keeps what it measured so far, and every answer
                 write(record, pd.DataFrame(rows), extra)
+                pd.concat(answers).to_csv(RESULTS_DIR / f"{record.name}_answers.csv", index=False)
         close_all()
     return pd.DataFrame(rows)
 
