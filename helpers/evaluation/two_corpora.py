@@ -176,7 +176,7 @@ def answer_row(
     frame = pd.DataFrame(rows)
     answerable = frame[frame.kind == "answerable"]
     unanswerable = frame[frame.kind == "unanswerable"]
-    called = frame[frame.llm_called & ~frame.cached]
+    called = frame[frame.llm_called]  # an answer from the cache keeps the seconds of its real call
     summary = {
         "questions": len(frame),
         "EM": float(answerable.em.mean()),
