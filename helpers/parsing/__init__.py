@@ -103,8 +103,8 @@ def _parse_csv(path: Path, meta: dict, tables: str) -> list[Document]:
 def _parse_text(path: Path, meta: dict, tables: str) -> list[Document]:
     """One Document: the text as it is; the title is its first line when that line is short."""
     text = decode_bytes(path.read_bytes()).strip()
-    if not text:
-        raise ParseError("has no readable text (only whitespace)")
+    if not any(character.isalnum() for character in text):
+        raise ParseError("has no readable text (no letters or digits)")
     first_line = text.splitlines()[0].strip().lstrip("#").strip()
     title = first_line if len(first_line) <= 100 else humanise(path.stem)
     return [make_document(text, {**meta, "doc_type": "text", "title": title})]

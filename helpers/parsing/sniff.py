@@ -32,6 +32,9 @@ BINARY_MAGIC = {
     b"7z\xbc\xaf": "a 7-Zip archive", b"Rar!": "a RAR archive", b"\x7fELF": "a program",
 }  # fmt: skip
 _HTML_START = re.compile(r"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title)\b", re.I | re.S)
+_SVG_START = re.compile(
+    r"^\ufeff?\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*(?:<!doctype\s+svg[^>]*>\s*)?<svg\b", re.I | re.S
+)
 _HEADER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*:[ \t]")
 _MAIL_KEYS = ("subject", "date", "to", "message-id", "mime-version", "received", "reply-to", "cc")
 _SOME_TAG = re.compile(r"</?(?:p|div|span|a|h[1-6]|table|tr|td|ul|ol|li|br|section|article|main|body)\b[^>]*>", re.I)
@@ -106,6 +109,8 @@ def sniff_bytes(head: bytes) -> Sniffed:
         if head.startswith(magic):
             return Sniffed("binary", name)
     text = head.decode(utf16_codec(head)) if utf16_codec(head) else decode_bytes(head)
+    if _SVG_START.match(text):  # XML markup for a drawing, not a page to read
+        return Sniffed("image", "an image (SVG)")
     if _HTML_START.match(text):
         return Sniffed("html")
     if _is_email(text.lstrip("\ufeff")):  # before the binary test: a UTF-16 body under ASCII headers has NULs
