@@ -1,4 +1,4 @@
-"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`, `report`, `eval`."""
+"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`, `report`, `eval`, …"""
 
 from __future__ import annotations
 
@@ -131,6 +131,19 @@ def _make_questions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _student_version(args: argparse.Namespace) -> int:
+    """Write the student notebooks (solutions stubbed, outputs cleared) into a folder."""
+    from helpers.classroom import ClassroomError, write_student_version
+
+    try:
+        written = write_student_version(args.out)
+    except ClassroomError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"{len(written)} student notebooks written to {args.out} (solutions replaced by stubs, outputs cleared)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m helpers`."""
     parser = argparse.ArgumentParser(prog="python -m helpers", description="The RAG Teaching Kit.")
@@ -172,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
                       help="answer_first (default): the kit picks the answer, the LLM writes the question")  # fmt: skip
     make.add_argument("--quiet", action="store_true", help="no progress bars")
     make.set_defaults(run=_make_questions)
+    student = sub.add_parser("student-version", help="write the student notebooks: solutions stubbed, outputs cleared")
+    student.add_argument("out", help="the folder to write them into (not notebooks/ itself)")
+    student.set_defaults(run=_student_version)
     sub.add_parser("config", help="print the configuration").set_defaults(run=lambda a: show() or 0)
     args = parser.parse_args(argv)
     try:

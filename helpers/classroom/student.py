@@ -1,0 +1,71 @@
+"""The student version: every solution block replaced by a stub, every output cleared, nothing else touched.
+
+The instructor notebooks are the source of truth. A solution sits between `### BEGIN SOLUTION` and
+`### END SOLUTION` (nbgrader's markers), in a code cell, or in a Markdown cell between the same words inside
+HTML comments (`<!-- BEGIN SOLUTION -->` … `<!-- END SOLUTION -->`). In the student copy a code block becomes
+`# YOUR CODE HERE` + `raise NotImplementedError` and a Markdown block becomes "*Your answer here.*"; text outside
+the markers stays as it is, and cells without markers stay byte-identical.
+What it leaves out: hidden tests and grading (nbgrader's), and checking that an exercise is solvable.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from helpers.config import REPO_ROOT
+
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+MARKDOWN_BEGIN, MARKDOWN_END = "<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->"
+STUB = "# YOUR CODE HERE\nraise NotImplementedError"
+MARKDOWN_STUB = "*Your answer here.*"
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+
+
+class ClassroomError(ValueError):
+    """A notebook whose solution markers do not pair up; the message names the notebook and the cell."""
+
+
+def _block(begin: str, end: str) -> re.Pattern[str]:
+    """Everything from a begin marker to the next end marker, markers included."""
+    return re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+
+
+def student_source(source: str, cell_type: str) -> str:
+    """A cell's source with each solution block replaced by the stub of its cell type."""
+    begin, end, stub = (BEGIN, END, STUB) if cell_type == "code" else (MARKDOWN_BEGIN, MARKDOWN_END, MARKDOWN_STUB)
+    if source.count(begin) != source.count(end):
+        raise ClassroomError(f"{source.count(begin)} begin and {source.count(end)} end solution markers")
+    return _block(begin, end).sub(lambda _: stub, source)
+
+
+def student_notebook(notebook: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
+    """A copy of the notebook with its solutions stubbed and every output cleared."""
+    copy = nbformat.from_dict(notebook)
+    for number, cell in enumerate(copy.cells):
+        try:
+            cell.source = student_source(cell.source, cell.cell_type)
+        except ClassroomError as err:
+            raise ClassroomError(f"{name}, cell {number}: {err}") from None
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return copy
+
+
+def write_student_version(out: str | Path, notebooks: str | Path = NOTEBOOKS_DIR) -> list[Path]:
+    """Write the student version of every notebook of `notebooks` into `out`; returns the files written."""
+    out, source = Path(out), Path(notebooks)
+    if out.resolve() == source.resolve():
+        raise ClassroomError(f"{out} is the instructor folder itself: choose another folder for the student version")
+    paths = sorted(source.glob("*.ipynb"))
+    if not paths:
+        raise ClassroomError(f"no notebooks (*.ipynb) in {source}")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in paths:
+        notebook = student_notebook(nbformat.read(path, as_version=4), path.name)
+        nbformat.write(notebook, out / path.name)
+        written.append(out / path.name)
+    return written
