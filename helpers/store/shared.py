@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -81,7 +82,9 @@ def holder(folder: Path) -> str:
         record = json.loads((folder / HOLDER_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         record = {}
-    if record.get("pid") and _alive(int(record["pid"])) and record.get("pid") != os.getpid():
+    if record.get("pid") == os.getpid():
+        return "another client in this same kernel, in the middle of a write"
+    if record.get("pid") and _alive(int(record["pid"])):
         return f"{record.get('name', 'another process')} (pid {record['pid']}, since {record.get('since', '?')})"
     return "another process that opened it with QdrantClient(path=…) and keeps it open"
 
@@ -93,6 +96,7 @@ class SharedLocal(QdrantLocal):
         self._lock_wait_s = LOCK_WAIT_S if lock_wait_s is None else lock_wait_s
         self._version: tuple = ()
         self._depth = 0  # nested calls (upload_points calls upsert) take the lock once
+        self._threads = threading.RLock()  # threads of this process take turns (the app answers in threads)
         super().__init__(location)
 
     # -- the lock: taken per write call, not per client ------------------------------------------------------
@@ -104,6 +108,12 @@ class SharedLocal(QdrantLocal):
     @contextmanager
     def _locked(self, load: bool = False) -> Iterator[None]:
         """Hold the folder's lock (waiting up to lock_wait_s), reloading first if another process wrote."""
+        with self._threads, self._folder_locked(load):
+            yield
+
+    @contextmanager
+    def _folder_locked(self, load: bool) -> Iterator[None]:
+        """The folder's lock for this thread (once, however deeply the calls nest)."""
         if self._depth:
             self._depth += 1
             try:
@@ -124,6 +134,7 @@ class SharedLocal(QdrantLocal):
             self._version = self._disk_version()
         finally:
             self._depth = 0
+            (folder / HOLDER_FILE).unlink(missing_ok=True)  # only a holder of the lock is ever named
             portalocker.unlock(handle)
             handle.close()
 
@@ -146,11 +157,22 @@ class SharedLocal(QdrantLocal):
 
     # -- seeing what other processes wrote ---------------------------------------------------------------------
     def _disk_version(self) -> tuple:
-        """Size and time of meta.json and every collection's SQLite files: changes when anyone writes."""
-        folder = Path(self.location)
-        files = [folder / "meta.json", *sorted(folder.glob("collection/*/storage.sqlite")),
-                 *sorted(folder.glob("collection/*/storage.sqlite-wal"))]  # fmt: skip  (not -shm: readers touch it)
-        return tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files if f.exists())
+        """Size and time of meta.json and of each loaded collection's SQLite files: they change when anyone writes.
+
+        A collection made or dropped by another process changes meta.json, so only known files are looked at.
+        """
+        files = [Path(self.location) / META_INFO_FILENAME]
+        for name in self.collections:
+            folder = Path(self._collection_path(name) or "")
+            files += [folder / "storage.sqlite", folder / "storage.sqlite-wal"]  # not -shm: readers touch it
+        version = []
+        for file in files:
+            try:
+                stat = file.stat()
+            except FileNotFoundError:
+                continue
+            version.append((str(file), stat.st_size, stat.st_mtime_ns))
+        return tuple(version)
 
     def _changed(self) -> bool:
         """Whether the folder changed since this process last loaded or wrote it."""
