@@ -27,8 +27,8 @@ from bench import report
 from bench.common import REPO_ROOT, RESULTS_DIR
 
 ORDER = (
-    "embedding", "embedding_int8", "vector_scale", "ingest", "chunking", "search", "memory", "generation",
-    "app_first_answer",
+    "embedding", "embedding_int8", "vector_scale", "store_scale", "ingest", "chunking", "search", "memory",
+    "generation", "app_first_answer",
 )  # fmt: skip
 SMOKE = ("embedding", "vector_scale")  # the ones quick enough for the smoke test
 TIMEOUT_S = 3600

@@ -46,7 +46,7 @@ def throughput(embedder: object, texts: list[str], batch: int = 32) -> float:
 
 def dense_recall(vectors: np.ndarray, nodes: list, questions: list, query_vectors: np.ndarray, k: int = 5) -> dict:
     """Mean recall@k and hit@k of exact dot-product search over every chunk."""
-    from helpers.evaluation.retrieval import hit_at_k, recall_at_k, relevance_labels
+    from helpers.metrics.retrieval import hit_at_k, recall_at_k, relevance_labels
     from helpers.store import Hit
 
     recalls, hits = [], []

@@ -78,7 +78,7 @@ def retrieval_stage(
     record: Record | None = None, retrievals: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     """Every chunking (or those named) x retrieval x k on each corpus, scored without the LLM; saved as it goes."""
-    from helpers.retrieval import BM25Retriever, DenseRetriever, Memoized, make_retriever
+    from helpers.retrieval import BM25Retriever, DenseRetriever, Memoized
     from helpers.retrieval.bm25 import TOKENIZERS
 
     rows = []
@@ -97,7 +97,7 @@ def retrieval_stage(
                 tokenizer = settings.bm25_tokenizer
                 if tokenizer not in bm25:
                     bm25[tokenizer] = BM25Retriever.from_store(pipeline.store, tokenizer=TOKENIZERS[tokenizer])
-                retriever = make_retriever(None, pipeline, bm25=bm25[tokenizer], dense=dense, pool=settings.hybrid_pool)
+                retriever = pipeline.make_retriever(None, bm25=bm25[tokenizer], dense=dense, pool=settings.hybrid_pool)
                 for row in retrieval_rows(pipeline, corpus, retriever, TOP_KS):
                     rows.append({"corpus": corpus.name, "chunking": chunk_name, "retrieval": retrieval_name, **row})
                 print(pd.DataFrame(rows[-len(TOP_KS):]).round(3).to_string(), flush=True)

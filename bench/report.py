@@ -188,6 +188,13 @@ def vector_scale(d: dict[str, Any]) -> str:
     return text
 
 
+def store_scale(d: dict[str, Any]) -> str:
+    """bench/store_scale.py's own page, minus its title and stamp (the section has both)."""
+    from bench.store_scale import markdown
+
+    return "\n".join(markdown(d).splitlines()[4:])
+
+
 def generation(d: dict[str, Any]) -> str:
     rows = [
         [
@@ -253,6 +260,7 @@ SECTIONS = {
     "chunking": ("Chunking speed per strategy: the kit's code vs the obvious code", chunking),
     "search": ("Search latency on the course corpus", search),
     "vector_scale": ("Dense search at scale: embedded Qdrant vs exact numpy", vector_scale),
+    "store_scale": ("The embedded store at scale: local mode and qdrant-edge vs exact numpy", store_scale),
     "generation": ("Generation: time to first token and tokens/s", generation),
     "memory": ("Memory: peak RSS of the app process", memory),
     "notebooks": ("The course: notebook wall time (headless, ci profile)", notebooks),

@@ -28,7 +28,7 @@ def measure(questions: list[str]) -> dict[str, object]:
     from helpers.embedding import Embedder
     from helpers.pipeline import RAGPipeline
     from helpers.rerank import Reranked, load_finetuned
-    from helpers.retrieval import BM25Retriever, make_retriever
+    from helpers.retrieval import BM25Retriever
 
     pipeline = RAGPipeline()
     index = ensure_index(pipeline)
@@ -50,7 +50,7 @@ def measure(questions: list[str]) -> dict[str, object]:
     start = time.perf_counter()
     bm25 = BM25Retriever.from_store(pipeline.store)
     result["bm25_fit_s"] = round(time.perf_counter() - start, 2)
-    retrievers = {name: make_retriever(name, pipeline, bm25=bm25) for name in ("dense", "bm25", "hybrid", "hybrid_rrf")}
+    retrievers = {name: pipeline.make_retriever(name, bm25=bm25) for name in ("dense", "bm25", "hybrid", "hybrid_rrf")}
     reranker, reason = load_finetuned(settings)
     print("reranker:", reason, flush=True)
     result["reranker"] = reason

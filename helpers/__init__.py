@@ -1,9 +1,31 @@
 """The RAG Teaching Kit: the package every notebook imports (`import helpers`).
 
+The dependency rule (checked by tests/test_architecture.py, function-local and TYPE_CHECKING imports included):
+an import points to the same layer or down, never up, and no imports close a circle. Bottom first:
+
+    foundation    config, types (Hit), models (model files), llm (LLM clients and caches), corpus (Question,
+                  every question-set loader), metrics (hit@k, MRR, nDCG, EM/F1: pure functions)
+    parsing       files → Documents (+ LLM metadata enrichment)
+    chunking      Documents → nodes
+    embedding     texts → vectors
+    store         Qdrant collection of nodes
+    retrieval     dense, BM25, hybrid + expansion, filters, post-processing
+    rerank        re-scoring the first stage's candidates
+    query         multi-query and follow-up rewriting (wrap any retriever, reranked or not)
+    generation    prompt, token budget, answer with citations, guard
+    experiments   each stage's compare.py, report.py, checks.py (and views, measure, …): beside their stage,
+                  above all stages; they score with `metrics` and never import the pipeline
+    pipeline      RAGPipeline: composes the stages; a stage's factory takes the parts it uses
+                  (`make_retriever(name, store, embedder, settings)`), `pipeline.make_retriever(name)` passes them
+    applications  evaluation, sources, testset
+    byod          your own folder of documents
+    interfaces    app, classroom, the command line, this package
+
 Importing it makes the process offline-safe before any library starts: Hugging Face libraries are
 told not to reach the hub, and tiktoken reads the BPE files that llama-index-core ships instead of
 downloading them. OpenMP threads (torch and llama.cpp both use libgomp) sleep instead of spinning while
 they wait, which keeps a 2-core laptop responsive when two processes compute at once.
+What it leaves out: everything else is imported on first use (`helpers.ingest_folder` loads `helpers.byod`).
 """
 
 from __future__ import annotations

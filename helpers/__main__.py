@@ -1,4 +1,7 @@
-"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`, `report`, `eval`, …"""
+"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`, `report`, `eval`, …
+
+Each command is a thin wrapper over the package (the top of the dependency rule: it may import anything).
+What it leaves out: the logic itself, and interactive use (the notebooks and the app)."""
 
 from __future__ import annotations
 
@@ -46,10 +49,21 @@ def _ask(args: argparse.Namespace) -> int:
 
 def _train_reranker(args: argparse.Namespace) -> int:
     """Fine-tune the kit's MiniLM cross-encoder on LLM-written questions (a few minutes on CPU)."""
-    from helpers.rerank.finetune import train_from_corpus, training_info
+    from helpers.pipeline import RAGPipeline
+    from helpers.rerank.finetune import train_from_chunks, training_info
+    from helpers.retrieval.base import stored_chunks
 
-    folder = train_from_corpus(
-        get_settings(), questions=args.questions, negatives=args.negatives, epochs=args.epochs, cloze=args.cloze
+    settings = get_settings()
+    # the chunks, read once; the store is closed again at once (embedded Qdrant allows one process)
+    pipeline = RAGPipeline(settings)
+    try:
+        if pipeline.store.count() == 0:
+            pipeline.ingest(progress=True)
+        chunks, _ = stored_chunks(pipeline.store)
+    finally:
+        pipeline.close()
+    folder = train_from_chunks(
+        chunks, settings, questions=args.questions, negatives=args.negatives, epochs=args.epochs, cloze=args.cloze
     )
     info = training_info(folder)
     print(f"reranker ready: {folder}")

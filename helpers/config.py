@@ -2,6 +2,8 @@
 
 Every notebook starts with `show()`, so a student always sees which embedder, which LLM, which
 Qdrant and which run profile answer. Secrets (API keys) are never printed.
+What it leaves out: building anything from the settings (each stage reads the fields it uses); it imports
+no other helpers module, as the bottom of the package.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 PROFILES = ("full", "ci")
 LLM_BACKENDS = ("local", "openai")
-EMBED_BACKENDS = ("local", "openai")
-EMBED_PRECISIONS = ("fp32", "int8")  # int8: torch dynamic quantisation of the local model (bench/embedding_int8.py)
+EMBED_BACKENDS = ("local", "onnx", "openai")  # local: torch; onnx: the same model in ONNX Runtime (onnx_model.py)
+EMBED_PRECISIONS = ("fp32", "int8")  # int8: dynamic quantisation of the local model (bench/embedders.py)
 LOCAL_LLMS = ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "smollm2-135m")
 CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps the two in step)
     "fixed_tokens",
@@ -33,6 +35,7 @@ RERANKERS = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # the names
 BM25_TOKENIZERS = ("kit", "stemmed")  # helpers.retrieval.bm25.TOKENIZERS
 SHORT_STYLES = ("phrase", "yes_no")  # helpers.generation.prompts.SHORT_STYLES
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
+STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is unset (helpers.store.client.connect)
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")
 
@@ -84,6 +87,7 @@ class Settings:
     qdrant_url: str = ""
     qdrant_api_key: str = field(default="", repr=False)
     collection: str = "course"
+    store_backend: str = "local"  # "edge": qdrant-edge, Qdrant's Rust engine in-process (bench/store_scale.py)
     # chunking and retrieval
     chunk_strategy: str = "recursive_chars"  # measured best in notebooks/02_chunking.ipynb
     chunk_size: int = 0  # the strategy's unit (characters, tokens, words, paragraphs); 0 = the strategy's own
@@ -127,6 +131,7 @@ class Settings:
         _check_choice("followup_rewrite", self.followup_rewrite, FOLLOWUP_REWRITES)
         _check_choice("short_style", self.short_style, SHORT_STYLES)
         _check_choice("bm25_tokenizer", self.bm25_tokenizer, BM25_TOKENIZERS)
+        _check_choice("store_backend", self.store_backend, STORE_BACKENDS)
         if self.llm_max_retries < 0:
             raise ConfigError(f"llm_max_retries must be 0 or more, got {self.llm_max_retries}")
         if self.chunk_size < 0 or self.chunk_overlap < -1:

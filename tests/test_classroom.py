@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -32,6 +33,8 @@ def test_the_student_version_keeps_no_solution_and_every_other_cell(tmp_path: Pa
             if BEGIN in theirs.source:
                 assert BEGIN not in ours.source and STUB in ours.source
                 assert not _solution_lines(theirs.source) & {line.strip() for line in ours.source.splitlines()}
+                if ours.cell_type == "code":
+                    ast.parse(ours.source)  # the stubbed cell is still Python
                 stubs += 1
             else:  # byte-identical source, type and metadata
                 fields = ("source", "cell_type", "metadata")
@@ -44,6 +47,11 @@ def test_the_student_version_keeps_no_solution_and_every_other_cell(tmp_path: Pa
 def test_code_outside_the_markers_stays_and_markdown_answers_are_stubbed() -> None:
     code = "setup = 1\n### BEGIN SOLUTION\nanswer = 42\n### END SOLUTION\nprint(answer)"
     assert student_source(code, "code") == f"setup = 1\n{STUB}\nprint(answer)"
+    body = 'def f(x: int) -> int:\n    """Doc."""\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n\n\nf(1)'
+    stubbed = student_source(body, "code")  # a solution inside a function body: the stub keeps its indentation
+    solution = "### BEGIN SOLUTION\n    return x\n    ### END SOLUTION"
+    assert stubbed == body.replace(solution, "# YOUR CODE HERE\n    raise NotImplementedError")
+    ast.parse(stubbed)
     text = "Why?\n<!-- BEGIN SOLUTION -->\nBecause.\n<!-- END SOLUTION -->"
     assert student_source(text, "markdown") == f"Why?\n{MARKDOWN_STUB}"
     with pytest.raises(ClassroomError):

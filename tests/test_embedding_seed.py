@@ -12,7 +12,7 @@ from helpers.config import Settings, get_settings
 from helpers.embedding import Embedder, EmbeddingCache
 from helpers.embedding.seed import SeedVectors, course_embed_texts, seed_path, write_seed
 
-REGENERATE = ".venv/bin/python -m helpers.embedding.seed"
+REGENERATE = ".venv/bin/python -m helpers.embedding.build_seed"
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of helpers.enrich: schema validation, the retry, the disk cache, and metadata on Documents.
+"""Tests of helpers.parsing.enrich: schema validation, the retry, the disk cache, and metadata on Documents.
 
 The LLM here is a fake (`FakeLLM`): it replays canned replies, so the tests are instant and exact. The real
 local model is exercised by notebook 01.
@@ -15,7 +15,8 @@ from llama_index.core.schema import MetadataMode
 
 from helpers.config import Settings
 from helpers.corpus import Evidence, Question
-from helpers.enrich import (
+from helpers.generation import Completion, LLMError
+from helpers.parsing.enrich import (
     FIELDS,
     SCHEMA,
     Enricher,
@@ -25,8 +26,7 @@ from helpers.enrich import (
     flat_fields,
     validate_reply,
 )
-from helpers.enrich_eval import email_subset, embed_only
-from helpers.generation import Completion, LLMError
+from helpers.parsing.enrich_compare import email_subset, embed_only
 
 GOOD = {
     "summary": "ADS 530 section B moves to QEB 240 from January 19.",

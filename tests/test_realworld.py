@@ -10,7 +10,8 @@ from functools import cache
 
 import pytest
 
-from helpers.byod.realworld import (
+from helpers.corpus import CATEGORIES
+from helpers.corpus.realworld import (
     MANIFEST_PATH,
     QUESTIONS_PATH,
     REALWORLD_DIR,
@@ -20,7 +21,6 @@ from helpers.byod.realworld import (
     realworld_docs_dir,
     realworld_manifest,
 )
-from helpers.corpus import CATEGORIES
 from helpers.parsing import parse
 
 QUESTIONS = load_realworld()

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from helpers.config import Settings
+from helpers.llm.completions import DiskCache, prompt_key
 from helpers.models import embedder_path
-from helpers.query.cache import DiskCache, prompt_key
 from helpers.rerank import CrossEncoderReranker, LLMReranker, Reranked, finetuned_path, order_by_scores
 from helpers.rerank.llm import chatml
 from helpers.rerank.synthetic import Pair, data_hash
@@ -182,10 +182,7 @@ def test_maxsim_lifts_the_answering_passage_above_distractors_with_the_packaged_
     assert ranked[0].scores["rerank"] >= ranked[1].scores["rerank"] >= ranked[2].scores["rerank"]
     assert MaxSimReranker().rerank("q", [], 3) == []
 
-    class Pipeline:
-        settings = Settings()
-
-    assert isinstance(make_reranker("maxsim", Pipeline()), MaxSimReranker)  # type: ignore[arg-type]
+    assert isinstance(make_reranker("maxsim", Settings()), MaxSimReranker)
 
 
 def test_constant_guess_loss_is_the_floor_a_model_that_learnt_nothing_sits_on() -> None:

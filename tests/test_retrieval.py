@@ -19,7 +19,6 @@ from helpers.retrieval import (
     dedupe_by_source,
     expand_query,
     load_synonyms,
-    make_retriever,
     matches,
     min_max,
     rrf_fusion,
@@ -170,19 +169,19 @@ def test_make_retriever_over_a_real_store(tmp_settings: Settings, tiny_corpus: P
         pipeline.ingest(tiny_corpus, progress=False)
         stages = {"dense": {"dense"}, "bm25": {"sparse"}, "hybrid": {"fused"}, "hybrid_rrf": {"fused"}}
         for name in NAMES:
-            retriever = make_retriever(name, pipeline)
+            retriever = pipeline.make_retriever(name)
             hits = retriever.retrieve("application fee", k=3)
             assert hits and stages[name] <= set(hits[0].scores), name
             filtered = retriever.retrieve("application fee", k=3, filters={"source": "note.md"})
             assert filtered and {h.source for h in filtered} == {"note.md"}, name
-        both = make_retriever("hybrid", pipeline).retrieve("application fee", k=1)[0]
+        both = pipeline.make_retriever("hybrid").retrieve("application fee", k=1)[0]
         assert {"dense", "sparse", "fused"} <= set(both.scores) and math.isfinite(both.score)
-        wrapped = make_retriever("dense", pipeline, expand=True, dedupe=True, threshold=0.1)
+        wrapped = pipeline.make_retriever("dense", expand=True, dedupe=True, threshold=0.1)
         assert len({h.source for h in wrapped.retrieve("application fee", k=3)}) == len(wrapped.retrieve("fee", 3))
         with pytest.raises(ValueError, match="unknown retriever"):
-            make_retriever("tfidf", pipeline)
+            pipeline.make_retriever("tfidf")
         with pytest.raises(ValueError, match="unknown parameter"):
-            make_retriever("hybrid", pipeline, weight=0.5)
+            pipeline.make_retriever("hybrid", weight=0.5)
     finally:
         pipeline.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from helpers.generation import Completion
-from helpers.query.cache import DiskCache
+from helpers.llm.completions import DiskCache
 from helpers.sources import (
     ACTIONS,
     AGGREGATION_QUESTIONS,

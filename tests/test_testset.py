@@ -11,7 +11,7 @@ import pytest
 
 from helpers.byod import load_questions
 from helpers.generation import Completion
-from helpers.query.cache import DiskCache
+from helpers.llm.completions import DiskCache
 from helpers.store import Hit
 from helpers.testset import (
     Generated,

@@ -17,7 +17,6 @@ from helpers.evaluation.two_corpora import (
     side_by_side,
     tuning_settings,
 )
-from helpers.retrieval import make_retriever
 
 
 def _question(qid: str, text: str, answer: str, doc: str) -> Question:
@@ -40,7 +39,7 @@ def test_retrieval_rows_find_the_answer_in_the_readers_context(tmp_settings: Set
     corpus = Corpus("real", tiny_corpus, questions)
     try:
         pipeline = indexed(corpus, tuning_settings(corpus, tmp_settings))
-        rows = retrieval_rows(pipeline, corpus, make_retriever("hybrid_rrf", pipeline), ks=(1, 2))
+        rows = retrieval_rows(pipeline, corpus, pipeline.make_retriever("hybrid_rrf"), ks=(1, 2))
     finally:
         close_all()
     assert [row["k"] for row in rows] == [1, 2] and rows[0]["questions"] == 2

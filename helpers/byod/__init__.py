@@ -5,16 +5,17 @@
     >>> result = evaluate_questions(docs.pipeline, load_questions("course_data/byod_example/questions.csv"))
     >>> result.table
 
-`ingest.py` (a folder into its own collection, idempotent), `questions.py` (your CSV or JSONL of
-questions and answers), `evaluate.py` (closed book vs dense vs hybrid vs reranked: EM, F1, answer-in-top-k).
+`ingest.py` (a folder into its own collection, idempotent), `helpers.corpus.questions` (your CSV or JSONL
+of questions and answers, re-exported here), `evaluate.py` (closed book vs dense vs hybrid vs reranked: EM,
+F1, answer-in-top-k), and `open_realworld` (the real-document set's pipeline, notebook 06).
 The command line does the same: `python -m helpers eval --docs FOLDER --questions FILE [--limit N]`.
 What it leaves out: file formats the parsers do not know (they are skipped and listed), and LLM judges.
 """
 
 from helpers.byod.evaluate import BYODEvaluation, choose_reranker, evaluate_questions, plot_evaluation
-from helpers.byod.ingest import ByodError, FolderIndex, collection_name, folder_settings, ingest_folder
-from helpers.byod.questions import load_questions, questions_frame, split_answers
-from helpers.byod.realworld import load_realworld, realworld_available, realworld_docs_dir
+from helpers.byod.ingest import ByodError, FolderIndex, collection_name, folder_settings, ingest_folder, open_realworld
+from helpers.corpus.questions import load_questions, questions_frame, split_answers
+from helpers.corpus.realworld import load_realworld, realworld_available, realworld_docs_dir
 
 __all__ = [
     "BYODEvaluation",
@@ -27,6 +28,7 @@ __all__ = [
     "ingest_folder",
     "load_questions",
     "load_realworld",
+    "open_realworld",
     "plot_evaluation",
     "questions_frame",
     "realworld_available",

@@ -16,13 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from helpers.config import Settings, get_settings
+from helpers.corpus.questions import ByodError
 from helpers.pipeline import IngestReport, RAGPipeline
 
 COURSE_COLLECTION = Settings().collection  # the default name, kept for the course corpus
-
-
-class ByodError(RuntimeError):
-    """Bring-your-own-documents input that cannot be used; the message says what to fix."""
 
 
 def collection_name(folder: str | Path) -> str:
@@ -86,3 +83,26 @@ def ingest_folder(path: str | Path, settings: Settings | None = None, progress: 
         reasons = "; ".join(f"{name}: {why}" for name, why in report.skipped[:5]) or "the folder is empty"
         raise ByodError(f"no readable document under {folder} ({reasons})")
     return FolderIndex(folder.resolve(), pipeline, report)
+
+
+def open_realworld(settings: Settings, index_if_missing: bool) -> tuple[RAGPipeline | None, str]:
+    """The real-document set's pipeline (its own collection; warm: seconds) or None, and a sentence saying which.
+
+    Indexing it the first time embeds ~6,000 chunks (minutes): done only when `index_if_missing` (the full
+    profile); otherwise an empty collection means "skip, and say how to build it".
+    """
+    from helpers.corpus.realworld import realworld_available, realworld_docs_dir
+
+    folder = realworld_docs_dir(settings)
+    if not realworld_available(settings):
+        return None, f"the real-document set is not rebuilt under {folder} (course_data/realworld/README.md)"
+    pipeline = RAGPipeline(folder_settings(folder, settings))
+    if pipeline.store.count() == 0 and not index_if_missing:
+        pipeline.close()
+        return None, f"the real-document set is not indexed yet (minutes): helpers.byod.ingest_folder({str(folder)!r})"
+    try:
+        report = pipeline.ingest(folder, progress=False)
+    except BaseException:
+        pipeline.close()
+        raise
+    return pipeline, str(report)

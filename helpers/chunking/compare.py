@@ -24,7 +24,7 @@ from helpers.chunking import STRATEGIES, chunk_documents, count_tokens
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question
 from helpers.embedding import Embedder
-from helpers.evaluation import chunk_supports, evaluate_retrieval, recall_at_k, relevance_labels
+from helpers.metrics import chunk_supports, evaluate_retrieval, recall_at_k, relevance_labels
 from helpers.store import Hit
 
 CONTEXT_BUDGET = 1500  # tokens of passages the reader gets (DESIGN: a grounded answer on a 1,500-token context)

@@ -3,9 +3,12 @@
 The instructor notebooks are the source of truth. A solution sits between `### BEGIN SOLUTION` and
 `### END SOLUTION` (nbgrader's markers), in a code cell, or in a Markdown cell between the same words inside
 HTML comments (`<!-- BEGIN SOLUTION -->` … `<!-- END SOLUTION -->`). In the student copy a code block becomes
-`# YOUR CODE HERE` + `raise NotImplementedError` and a Markdown block becomes "*Your answer here.*"; text outside
+`# YOUR CODE HERE` + `raise NotImplementedError` (indented like the marker, so a solution can be the body of a
+function whose signature the student keeps) and a Markdown block becomes "*Your answer here.*"; text outside
 the markers stays as it is, and cells without markers stay byte-identical.
-What it leaves out: hidden tests and grading (nbgrader's), and checking that an exercise is solvable.
+Exercises with a computable answer check themselves with a `check_…` cell the stub leaves in place (the
+`checks.py` of each stage; CI runs them on the instructor solutions). What it leaves out: hidden tests and grading
+(nbgrader's), and any check of the exercises whose answer is prose.
 """
 
 from __future__ import annotations
@@ -33,12 +36,18 @@ def _block(begin: str, end: str) -> re.Pattern[str]:
     return re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
 
 
+def _indented(stub: str, source: str, start: int) -> str:
+    """The stub, its later lines indented like the marker at `start` (a solution inside a function body)."""
+    indent = source[source.rfind("\n", 0, start) + 1 : start]
+    return stub.replace("\n", "\n" + indent) if not indent.strip() else stub
+
+
 def student_source(source: str, cell_type: str) -> str:
     """A cell's source with each solution block replaced by the stub of its cell type."""
     begin, end, stub = (BEGIN, END, STUB) if cell_type == "code" else (MARKDOWN_BEGIN, MARKDOWN_END, MARKDOWN_STUB)
     if source.count(begin) != source.count(end):
         raise ClassroomError(f"{source.count(begin)} begin and {source.count(end)} end solution markers")
-    return _block(begin, end).sub(lambda _: stub, source)
+    return _block(begin, end).sub(lambda match: _indented(stub, source, match.start()), source)
 
 
 def student_notebook(notebook: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:

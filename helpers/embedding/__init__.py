@@ -5,7 +5,9 @@
     >>> scores = vectors @ embedder.embed_query("How much is the fee?")    # cosine = dot product
 
 `embedder.py` holds the `Embedder` (normalised, batched, cached, query prefix), `cache.py` the on-disk
-cache, `llama.py` the LlamaIndex adapter, `report.py` what notebook 03 measures and plots.
+cache, `onnx_model.py` the same model exported to ONNX Runtime (`embed_backend = "onnx"`, float32 or int8),
+`backends.py` the named set-ups and their timing, `llama.py` the LlamaIndex adapter, `report.py` and
+`compare.py` what notebook 03 measures and plots.
 What it leaves out: fine-tuning, and any model that would download at run time.
 """
 

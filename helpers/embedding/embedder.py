@@ -1,7 +1,9 @@
 """`Embedder`: texts into L2-normalised float32 vectors, batched, cached on disk, local or OpenAI.
 
-What it does: the packaged all-MiniLM-L6-v2 (or any local sentence-transformers folder) by default,
-OpenAI embeddings when `embed_backend = "openai"`; every vector has length 1, so cosine similarity is a
+What it does: the packaged all-MiniLM-L6-v2 (or any local sentence-transformers folder) by default, on torch
+(`embed_backend = "local"`) or through ONNX Runtime (`"onnx"`, the same model exported once, see
+`onnx_model.py`), in float32 or int8 (`embed_precision`); OpenAI embeddings when `embed_backend = "openai"`.
+Every vector has length 1, so cosine similarity is a
 plain dot product. Only texts missing from the cache are computed, in chunks that are saved as soon as
 they are done, so a re-run (or a run after an interruption) embeds nothing twice. Queries get the
 configured `query_prefix` (empty for MiniLM, which was trained without one). The course corpus's vectors
@@ -70,11 +72,18 @@ class Embedder:
 
     @property
     def model_id(self) -> str:
-        """What the cache keys on: the model name, plus the endpoint for OpenAI (two servers, two models)."""
+        """What the cache keys on: the model name, plus the endpoint for OpenAI (two servers, two models).
+
+        ONNX float32 shares the torch key: its vectors equal torch's to ~1e-6 of cosine, far inside the float16
+        rounding of the shipped vectors (~1e-3), so either backend may serve the other's. int8 vectors differ
+        (cosine to float32 down to ~0.9), and torch's and ONNX Runtime's quantisations differ from each other:
+        each has its own keys and no shipped seed.
+        """
         if self.backend == "openai":
             return f"openai:{self.settings.openai_base_url or 'api.openai.com'}:{self.model_name}"
-        if self.settings.embed_precision != "fp32":  # other vectors: their own cache keys (and no shipped seed)
-            return f"{self.model_name}@{self.settings.embed_precision}"
+        if self.settings.embed_precision != "fp32":
+            prefix = "onnx-" if self.backend == "onnx" else ""
+            return f"{self.model_name}@{prefix}{self.settings.embed_precision}"
         return self.model_name
 
     @property
@@ -87,7 +96,8 @@ class Embedder:
         return self._dimension
 
     def load(self) -> Any:
-        """Load the model on first use (about 0.2 s for MiniLM, plus a few seconds to import torch)."""
+        """Load the model on first use (about 0.2 s for MiniLM, plus a few seconds to import torch; ONNX: the
+        first use exports the model into the cache, ~10 s once)."""
         if self._model is None:
             if self.backend == "openai":
                 from openai import OpenAI
@@ -97,6 +107,11 @@ class Embedder:
                     api_key=self.settings.openai_api_key or None,
                     timeout=self.settings.request_timeout_s,
                 )
+            elif self.backend == "onnx":
+                from helpers.embedding.onnx_model import OnnxEmbedder
+
+                path = embedder_path() if self.model_name == PACKAGED_MODEL else Path(self.model_name).expanduser()
+                self._model = OnnxEmbedder(path, self.settings.cache_dir, self.settings.embed_precision)
             else:
                 from sentence_transformers import SentenceTransformer
 
@@ -115,6 +130,8 @@ class Embedder:
                 response = model.embeddings.create(model=self.model_name, input=texts[start : start + batch])
                 vectors.extend(item.embedding for item in response.data)
             return normalise(np.asarray(vectors))
+        if self.backend == "onnx":
+            return normalise(model.encode(texts, batch_size=batch))
         return normalise(model.encode(texts, batch_size=batch, convert_to_numpy=True))
 
     def embed_texts(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question
 from helpers.embedding.embedder import Embedder
-from helpers.evaluation import chunk_supports, evaluate_retrieval
+from helpers.metrics import chunk_supports, evaluate_retrieval
 
 
 def shorten(text: str, width: int = 48) -> str:

@@ -8,7 +8,7 @@ so a text whose key is not in the seed (another chunking, a changed corpus, anot
 usual. On load the file is checked (model id, shapes, finite unit-length vectors); a file that fails is
 ignored with a warning, never trusted.
 
-    .venv/bin/python -m helpers.embedding.seed      # regenerate after the corpus or the default chunking changed
+    .venv/bin/python -m helpers.embedding.build_seed      # regenerate after the corpus or the default chunking changed
 
 What it leaves out: the vectors of other chunkings and other corpora, and float32 precision (float16 keeps
 cosine similarities within about 1e-3; the vectors are normalised again after loading).
@@ -17,15 +17,13 @@ cosine similarities within about 1e-3; the vectors are normalised again after lo
 from __future__ import annotations
 
 import re
-import sys
-import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from helpers.config import REPO_ROOT, Settings, get_settings
+from helpers.config import REPO_ROOT, Settings
 
 SEED_DIR = REPO_ROOT / "course_data" / "index"
 FORMAT = "kit-embedding-seed 1"
@@ -110,36 +108,3 @@ def course_embed_texts(settings: Settings) -> list[str]:
 
     documents = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
     return [node.get_content(metadata_mode="embed") for node in chunk_for_settings(documents, settings)]
-
-
-def build_seed(settings: Settings | None = None, folder: Path = SEED_DIR) -> tuple[Path, int]:
-    """Embed the course corpus under the default model and chunking (the cache serves what it has); write the seed."""
-    from helpers.embedding.cache import EmbeddingCache
-    from helpers.embedding.embedder import Embedder
-
-    defaults = Settings()  # the seed is for what a fresh machine builds: the default chunking and model
-    settings = (settings or get_settings()).replace(
-        embed_backend=defaults.embed_backend,
-        embed_model=defaults.embed_model,
-        chunk_strategy=defaults.chunk_strategy,
-        chunk_size=defaults.chunk_size,
-        chunk_overlap=defaults.chunk_overlap,
-    )
-    embedder = Embedder(settings, seed_dir=None)  # never seed the seed from itself
-    texts = list(dict.fromkeys(course_embed_texts(settings)))
-    vectors = embedder.embed_texts(texts, progress=True)
-    keys = [EmbeddingCache.key(embedder.model_id, text) for text in texts]
-    return write_seed(embedder.model_id, keys, vectors, folder), len(texts)
-
-
-def main() -> int:
-    """`python -m helpers.embedding.seed`: regenerate the shipped course vectors."""
-    start = time.perf_counter()
-    path, count = build_seed()
-    size_mb = path.stat().st_size / 1e6
-    print(f"wrote {path} ({count} vectors, {size_mb:.2f} MB) in {time.perf_counter() - start:.0f} s; commit it")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,38 +1,10 @@
-"""Evaluation: retrieval metrics (hit@k, recall@k, MRR, nDCG), answer-based relevance, SQuAD-style EM and F1."""
+"""Evaluation on top of the whole pipeline: ablations, bootstrap intervals, LLM judges, ragas, the two-corpora
+runs and the dated report (`python -m helpers report`).
 
-from helpers.evaluation.answer_relevance import (
-    answer_labels,
-    answer_relevant,
-    contains_answer,
-    evaluate_answer_retrieval,
-)
-from helpers.evaluation.answers import exact_match, f1_score, normalize_answer, squad_scores
-from helpers.evaluation.retrieval import (
-    RetrievalScores,
-    chunk_supports,
-    evaluate_retrieval,
-    hit_at_k,
-    mrr,
-    ndcg_at_k,
-    recall_at_k,
-    relevance_labels,
-)
+The metrics themselves (hit@k, recall@k, MRR, nDCG, answer-based relevance, SQuAD-style EM and F1) are pure
+functions in `helpers.metrics`, at the bottom of the package; they are re-exported here so notebooks keep
+`from helpers.metrics import hit_at_k`. What it leaves out: building retrievers and models (the pipeline).
+"""
 
-__all__ = [
-    "RetrievalScores",
-    "answer_labels",
-    "answer_relevant",
-    "chunk_supports",
-    "contains_answer",
-    "evaluate_answer_retrieval",
-    "evaluate_retrieval",
-    "exact_match",
-    "f1_score",
-    "hit_at_k",
-    "mrr",
-    "ndcg_at_k",
-    "normalize_answer",
-    "recall_at_k",
-    "relevance_labels",
-    "squad_scores",
-]
+from helpers.metrics import *  # noqa: F403  (every metric, re-exported)
+from helpers.metrics import __all__ as __all__

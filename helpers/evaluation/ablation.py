@@ -25,15 +25,15 @@ import pandas as pd
 
 from helpers.chunking.compare import question_subset
 from helpers.corpus import Question
-from helpers.evaluation.answers import squad_scores
 from helpers.evaluation.bootstrap import paired_bootstrap
 from helpers.evaluation.ragas_eval import Judge, non_llm_scores
-from helpers.evaluation.retrieval import evaluate_retrieval
 from helpers.generation.answer import Answer, strip_citations
 from helpers.generation.evaluate import run_answers, summarize
+from helpers.metrics.answers import squad_scores
+from helpers.metrics.retrieval import evaluate_retrieval
 from helpers.query import CachedCompleter, FollowUpRewriter, MultiQueryRetriever
-from helpers.rerank import Reranked, load_finetuned
-from helpers.retrieval import Retriever, make_retriever
+from helpers.rerank import Reranked
+from helpers.retrieval import Retriever
 from helpers.store import Hit
 
 if TYPE_CHECKING:
@@ -100,31 +100,21 @@ class Rung:
 
 
 def build_ladder(pipeline: RAGPipeline) -> tuple[list[Rung], list[str]]:
-    """The rungs over the pipeline's index, and notes on what was decided (e.g. why a row is skipped)."""
+    """The rungs over the pipeline's index, and notes on what was decided (e.g. which reranker a row uses)."""
     settings = pipeline.settings
     hybrid_name = settings.retriever if settings.retriever.startswith("hybrid") else "hybrid_rrf"
-    dense, hybrid = make_retriever("dense", pipeline), make_retriever(hybrid_name, pipeline)
+    dense, hybrid = pipeline.make_retriever("dense"), pipeline.make_retriever(hybrid_name)
     rungs = [Rung("closed book"), Rung("dense", dense), Rung(f"hybrid ({hybrid_name})", hybrid)]
-    reranker, why = load_finetuned(settings)
-    notes = [f"reranker: {why}"]
-    if reranker is not None:
-        rungs.append(Rung(f"+ rerank ({reranker.name})", Reranked(hybrid, reranker, depth=settings.rerank_depth)))
-        if settings.reranker == "none":  # chosen on dev (notebook 06): the rows below do not keep it
-            notes.append(
-                "the rows below build on the hybrid retriever without the reranker: on dev it lowered recall@5 "
-                "(notebook 06), so settings.reranker is 'none'"
-            )
-            reranker = None
-    else:
-        notes.append(
-            "+ rerank skipped: the LLM pointwise reranker costs ~2.5 s per pair (VERIFIED.md), 20 candidates × "
-            "150 questions ≈ 2 h, and notebook 06 measured that the 0.5B model barely separates relevant chunks"
-        )
+    # MaxSim needs no training and raised recall@5 on both dev sets (notebook 06); the fine-tuned cross-encoder
+    # learnt nothing from the synthetic pairs, and the LLM reranker costs ~2.5 s per pair.
+    name = settings.reranker if settings.reranker not in ("none", "finetuned", "llm") else "maxsim"
+    reranker = pipeline.make_reranker(name)
+    notes = [f"reranker: {name} (settings.reranker = {settings.reranker!r}); the rows below keep it"]
+    rungs.append(Rung(f"+ rerank ({name})", Reranked(hybrid, reranker, depth=settings.rerank_depth)))
     paraphraser = CachedCompleter.from_pipeline(pipeline)
     # the first stage for every version, then one rerank of the merged candidates (seed 004's best system)
     multi = MultiQueryRetriever(hybrid, paraphraser, reranker=reranker, depth=settings.rerank_depth)
-    base = "" if reranker is not None or not rungs[-1].name.startswith("+ rerank") else rungs[2].name
-    rungs.append(Rung("+ multi-query", multi, paraphraser=paraphraser, builds_on=base))
+    rungs.append(Rung("+ multi-query", multi, paraphraser=paraphraser))
     method = settings.followup_rewrite if settings.followup_rewrite != "none" else "keywords"
     rewriter = FollowUpRewriter(method, paraphraser if method == "llm" else None)
     rungs.append(Rung(f"+ follow-up rewriting ({method})", multi, rewriter, paraphraser))

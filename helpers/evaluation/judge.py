@@ -19,9 +19,9 @@ from typing import Any, Literal, Protocol
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from helpers.enrich import validate_json
 from helpers.generation import Completion, LLMError
-from helpers.query.cache import DiskCache, prompt_key
+from helpers.llm.completions import DiskCache, prompt_key
+from helpers.parsing.enrich import validate_json
 
 Score = Literal[1, 2, 3, 4, 5]
 

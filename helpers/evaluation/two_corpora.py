@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question, load_gold
-from helpers.evaluation.answer_relevance import contains_answer
+from helpers.metrics.answer_relevance import contains_answer
 
 if TYPE_CHECKING:
     from helpers.pipeline import RAGPipeline
@@ -61,7 +61,7 @@ def course_corpus(split: str = "dev", settings: Settings | None = None) -> Corpu
 
 def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
     """The real-document set, or None when its folder has not been rebuilt (course_data/realworld/README.md)."""
-    from helpers.byod.realworld import load_realworld, realworld_available, realworld_docs_dir
+    from helpers.corpus.realworld import load_realworld, realworld_available, realworld_docs_dir
 
     if not realworld_available():
         return None

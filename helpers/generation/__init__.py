@@ -4,8 +4,8 @@
     >>> answer = generate_answer(question, hits, llm)      # or RAGPipeline().ask(question)
     >>> answer.text, answer.citations, answer.status       # "… $90 [1].", [[1] web/fees.html, chunk 2], "answered"
 
-Like minbpe, one file per idea: `llm.py` (clients), `cache.py` (answers on disk by prompt hash),
-`prompts.py` (system prompt, template, worked examples, modes), `budget.py` (context under a token
+Like minbpe, one file per idea (the LLM clients and their caches live lower, in `helpers.llm`, re-exported
+here): `prompts.py` (system prompt, template, worked examples, modes), `budget.py` (context under a token
 budget), `fewshot.py` (examples chosen by similarity), `guard.py` (prompt-injection guard, output
 clean-up), `answer.py` (hits → `Answer`), `evaluate.py` (what notebook 07 measures on the gold set).
 What it leaves out: retrieval (`helpers.retrieval`) and LLM-judged metrics (notebook 08).
@@ -23,10 +23,8 @@ from helpers.generation.answer import (
     strip_citations,
 )
 from helpers.generation.budget import TokenBudget, budget_table, count_tokens, fit_context
-from helpers.generation.cache import CachedLLM
 from helpers.generation.fewshot import FEW_SHOT, ExampleSelector, example_pool
 from helpers.generation.guard import REJECTION, GuardResult, check_input, clean_output, is_injection
-from helpers.generation.llm import LLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM, make_llm
 from helpers.generation.prompts import (
     FIXED_EXAMPLES,
     MODES,
@@ -39,6 +37,7 @@ from helpers.generation.prompts import (
     closed_book_messages,
     format_context,
 )
+from helpers.llm import LLM, CachedLLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM, make_llm
 
 __all__ = [
     "FEW_SHOT",

@@ -19,8 +19,8 @@ from typing import Any
 
 from helpers.generation.budget import TokenBudget, count_tokens, fit_context
 from helpers.generation.guard import clean_output
-from helpers.generation.llm import LLM, Completion
 from helpers.generation.prompts import REFUSAL, SHORT_REFUSAL, Example, build_messages, closed_book_messages
+from helpers.llm.client import LLM, Completion
 from helpers.store import Hit
 
 SHORT_MAX_TOKENS = 48  # a short phrase never needs more; a rambling 0.5B model would otherwise take seconds

@@ -11,7 +11,7 @@ What it leaves out: other retrievers and rerankers (notebooks 05, 06) and the 1.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
@@ -23,8 +23,13 @@ from helpers.generation.evaluate import run_answers
 from helpers.generation.fewshot import ExampleSelector
 
 if TYPE_CHECKING:
-    from helpers.pipeline import RAGPipeline
     from helpers.retrieval import Retriever
+
+
+class Asks(Protocol):
+    """What the comparison needs of a pipeline (a `RAGPipeline`): `ask`. Passed in, never imported."""
+
+    def ask(self, question: str, k: int | None = None, **options: Any) -> Answer: ...
 
 CI_PER_CATEGORY = 1  # 10 categories → 10 questions per configuration in the ci profile
 
@@ -38,7 +43,7 @@ def profile_questions(questions: Sequence[Question], settings: Settings | None =
 
 
 def configurations(
-    pipeline: RAGPipeline, retriever: Retriever | None, selector: ExampleSelector
+    pipeline: Asks, retriever: Retriever | None, selector: ExampleSelector
 ) -> dict[str, Callable[[Question], Answer]]:
     """Name → a function answering one gold question in that configuration."""
 

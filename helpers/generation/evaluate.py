@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from helpers.corpus import Question
-from helpers.evaluation import chunk_supports, exact_match, f1_score
 from helpers.generation.answer import Answer, best_similarity, strip_citations
 from helpers.generation.guard import check_input
+from helpers.metrics import chunk_supports, exact_match, f1_score
 
 if TYPE_CHECKING:
     from helpers.retrieval import Retriever

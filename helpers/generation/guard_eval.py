@@ -61,7 +61,7 @@ def _jsonl(path: Path) -> list[dict]:
 def realworld_dev() -> list[str]:
     """The real-document dev questions, or [] while that set does not exist yet."""
     try:
-        from helpers.byod.realworld import load_realworld
+        from helpers.corpus.realworld import load_realworld
     except ImportError:
         return []
     try:
@@ -73,9 +73,8 @@ def realworld_dev() -> list[str]:
 
 def benign_sets() -> dict[str, list[str]]:
     """Every benign question the kit has, by the set it comes from."""
-    from helpers.byod.questions import load_questions
-    from helpers.corpus import load_gold
-    from helpers.sources import load_routing
+    from helpers.corpus import load_gold, load_routing
+    from helpers.corpus.questions import load_questions
 
     sets = {
         "gold (no injections)": [q.question for q in load_gold() if q.category != "injection"],

@@ -2,6 +2,7 @@
 
 Every parser returns `Document`s made by `make_document`, so ids, metadata types and the
 embed/LLM metadata exclusions are decided in one place.
+What it leaves out: any one format (html.py, pdf.py, markdown.py, email.py, …).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import trafilatura
 from bs4 import BeautifulSoup
 
 from helpers.corpus import DOCS_DIR, Evidence, Question, course_files
-from helpers.evaluation import chunk_supports, contains_answer
+from helpers.metrics import chunk_supports, contains_answer
 from helpers.parsing import parse
 from helpers.parsing.base import decode_bytes, source_name
 

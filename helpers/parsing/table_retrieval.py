@@ -3,7 +3,7 @@
 What it does: parses the whole corpus twice, tables as raw cell lines (`tables="raw"`) and as one sentence per
 row (`tables="sentences"`), chunks both with the pipeline's chunker (`settings.chunk_strategy`), searches them
 by exact dense retrieval (the packaged embedder, numpy brute force over normalised vectors) and scores the
-table_lookup questions. Relevance is answer-based (`helpers.evaluation.answer_relevance`): a chunk of an
+table_lookup questions. Relevance is answer-based (`helpers.metrics.answer_relevance`): a chunk of an
 evidence document that contains the answer counts, so the gold quotes, written as sentences, favour neither.
 Both profiles search the whole corpus: on a small subset the raw rows meet too few distractors and the
 comparison says little. It stays cheap because `helpers prepare` (run by the set-up and test commands) has
@@ -23,7 +23,7 @@ from helpers.chunking.compare import dense_retriever
 from helpers.config import Settings, get_settings
 from helpers.corpus import DOCS_DIR, Question
 from helpers.embedding import Embedder
-from helpers.evaluation import contains_answer, evaluate_answer_retrieval
+from helpers.metrics import contains_answer, evaluate_answer_retrieval
 from helpers.parsing import parse_folder
 
 MODES = ("raw", "sentences")

@@ -1,13 +1,14 @@
 """Query rewriting before retrieval: LLM multi-query (seed 004) and follow-up rewriting (seed 001).
 
-    >>> retriever = MultiQueryRetriever(make_retriever("hybrid", pipeline), CachedCompleter.from_pipeline(pipeline))
+    >>> retriever = MultiQueryRetriever(pipeline.make_retriever("hybrid"), CachedCompleter.from_pipeline(pipeline))
     >>> FollowUpRewriter("keywords").query(question)   # "What about on MLE? big ADSc capstone teams"
 
-`cache.py` keeps every LLM output on disk (model + prompt hash), `multi_query.py` paraphrases and merges,
+Every LLM output is kept on disk (model + prompt hash) by `helpers.llm.CachedCompleter` (re-exported here),
+`multi_query.py` paraphrases and merges,
 `followup.py` makes a follow-up standalone. What it leaves out: reranking (helpers.rerank).
 """
 
-from helpers.query.cache import CachedCompleter, DiskCache, llm_cache, prompt_key
+from helpers.llm.completions import CachedCompleter, DiskCache, llm_cache, prompt_key
 from helpers.query.followup import FollowUpRewriter, keyword_rewrite, llm_rewrite, salient_terms
 from helpers.query.multi_query import MultiQueryRetriever, merge_unique, paraphrases, parse_paraphrases
 

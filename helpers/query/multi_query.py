@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from helpers.query.cache import CachedCompleter
+from helpers.llm.completions import CachedCompleter
 from helpers.rerank.base import Reranker
 from helpers.retrieval.base import Filters, Retriever
 from helpers.store import Hit

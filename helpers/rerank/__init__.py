@@ -1,6 +1,6 @@
 """Reranking: re-score the first stage's top N candidates with a slower, sharper model, keep the best few.
 
-    >>> reranker = make_reranker("finetuned", pipeline)
+    >>> reranker = make_reranker("finetuned", settings)      # or pipeline.make_reranker("finetuned")
     >>> hits = reranker.rerank("When is the ADS 530 exam?", retriever.retrieve(question, 20), top_n=5)
     >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93, "rerank": 4.1}
 
@@ -14,7 +14,8 @@ What it leaves out: query rewriting (helpers.query) and answer generation.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from helpers.rerank.base import Reranked, Reranker, order_by_scores, passage_text
 from helpers.rerank.cross_encoder import CrossEncoderReranker, load_cross_encoder
@@ -24,19 +25,22 @@ from helpers.rerank.maxsim import DEFAULT_FIRST_STAGE_WEIGHT, DEFAULT_FUSION_K, 
 
 if TYPE_CHECKING:
     from helpers.config import Settings
-    from helpers.pipeline import RAGPipeline
 
 NAMES = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # = helpers.config.RERANKERS
 
 
-def make_reranker(name: str | None, pipeline: RAGPipeline) -> Reranker | None:
-    """A reranker by name (None for "none"); unset, the name comes from `settings.reranker`."""
-    settings = pipeline.settings
+def make_reranker(name: str | None, settings: Settings, llm: Callable[[], Any] | None = None) -> Reranker | None:
+    """A reranker by name (None for "none"); unset, the name comes from `settings.reranker`.
+
+    `llm` returns the local model (called on the first cache miss only); only the "llm" reranker needs it.
+    """
     name = name or settings.reranker
     if name == "none":
         return None
     if name == "llm":
-        return LLMReranker.from_pipeline(pipeline)
+        if llm is None:
+            raise ValueError("the llm reranker needs the local model: make_reranker('llm', settings, llm=lambda: …)")
+        return LLMReranker.from_llm(llm, settings)
     if name == "finetuned":
         path = finetuned_path(settings)
         if path is None:

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from helpers.corpus import Question
-from helpers.evaluation import evaluate_retrieval, relevance_labels
+from helpers.metrics import evaluate_retrieval, relevance_labels
 from helpers.rerank.base import Reranker
 from helpers.retrieval.base import Retriever
 from helpers.store import Hit
@@ -104,30 +104,6 @@ def negative_audit(chunks: Sequence[Hit], n_queries: int = 200, seed: int = 0) -
             "queries where a negative shares more": statistics.fmean(beaten),
         }
     return pd.DataFrame(rows).T.round(3)
-
-
-def open_realworld(settings: Any, index_if_missing: bool) -> tuple[Any, str]:
-    """The real-document set's pipeline (its own collection; warm: seconds) or None, and a sentence saying which.
-
-    Indexing it the first time embeds ~6,000 chunks (minutes): done only when `index_if_missing` (the full
-    profile); otherwise an empty collection means "skip, and say how to build it".
-    """
-    from helpers.byod import folder_settings, realworld_available, realworld_docs_dir
-    from helpers.pipeline import RAGPipeline
-
-    folder = realworld_docs_dir(settings)
-    if not realworld_available(settings):
-        return None, f"the real-document set is not rebuilt under {folder} (course_data/realworld/README.md)"
-    pipeline = RAGPipeline(folder_settings(folder, settings))
-    if pipeline.store.count() == 0 and not index_if_missing:
-        pipeline.close()
-        return None, f"the real-document set is not indexed yet (minutes): helpers.byod.ingest_folder({str(folder)!r})"
-    try:
-        report = pipeline.ingest(folder, progress=False)
-    except BaseException:
-        pipeline.close()
-        raise
-    return pipeline, str(report)
 
 
 def target_verdict(tables: Mapping[str, pd.DataFrame], gain: float = 0.05, max_ms: float = 1000.0) -> str:

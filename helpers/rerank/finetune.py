@@ -25,6 +25,7 @@ from typing import Any
 from helpers.config import Settings, get_settings
 from helpers.models import embedder_path
 from helpers.rerank.synthetic import Pair, data_hash
+from helpers.types import Hit
 
 TRAIN_COMMAND = "python -m helpers train-reranker"
 LEARNING_RATE = 5e-5
@@ -118,26 +119,20 @@ def train(
     return folder
 
 
-def train_from_corpus(
-    settings: Settings | None = None, questions: int = 200, negatives: int = 3, epochs: int = 2, cloze: int = 0
+def train_from_chunks(
+    chunks: list[Hit], settings: Settings | None = None, questions: int = 200, negatives: int = 3, epochs: int = 2,
+    cloze: int = 0,
 ) -> Path:
-    """The whole `train-reranker` command: read the indexed chunks, write questions, mine negatives, train."""
-    from helpers.generation import make_llm
-    from helpers.pipeline import RAGPipeline
-    from helpers.query.cache import CachedCompleter, llm_cache
+    """The `train-reranker` recipe on the indexed chunks: write questions, mine negatives, train.
+
+    The command (`python -m helpers train-reranker`) reads the chunks from the course index and passes them in.
+    """
+    from helpers.llm import make_llm
+    from helpers.llm.completions import CachedCompleter, llm_cache
     from helpers.rerank.synthetic import cloze_pairs, training_pairs
-    from helpers.retrieval.base import stored_chunks
 
     settings = settings or get_settings()
-    # 1. the chunks, read once; the store is closed again at once (embedded Qdrant allows one process)
-    pipeline = RAGPipeline(settings)
-    try:
-        if pipeline.store.count() == 0:
-            pipeline.ingest(progress=True)
-        chunks, _ = stored_chunks(pipeline.store)
-    finally:
-        pipeline.close()
-    # 2. LLM-written questions (cached) with BM25 hard negatives, then training
+    # LLM-written questions (cached) with BM25 hard negatives, then training
     llm = CachedCompleter(lambda: make_llm(settings), settings.llm_name, llm_cache(settings))
     pairs = training_pairs(llm, chunks, questions, negatives, seed=settings.seed) if questions else []
     print(f"{len(pairs)} training pairs from {len(chunks)} chunks ({llm.cache.hits} questions from the cache)")

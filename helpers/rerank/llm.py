@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from helpers.query.cache import DiskCache, prompt_key
+from helpers.config import Settings
+from helpers.llm.completions import DiskCache, prompt_key
 from helpers.rerank.base import order_by_scores, passage_text
 from helpers.store import Hit
 
@@ -49,13 +50,13 @@ class LLMReranker:
         self.pair_seconds: list[float] = []  # real model time per pair (stored in the cache with each score)
 
     @classmethod
-    def from_pipeline(cls, pipeline: Any) -> LLMReranker:
-        """Use the pipeline's local model (llama-cpp-python) and the kit's LLM cache."""
-        from helpers.query.cache import llm_cache
+    def from_llm(cls, llm: Callable[[], Any], settings: Settings) -> LLMReranker:
+        """Use a local model (llama-cpp-python; `llm()` builds or returns it) and the kit's LLM cache."""
+        from helpers.llm.completions import llm_cache
 
-        if pipeline.settings.llm_backend != "local":
+        if settings.llm_backend != "local":
             raise RuntimeError("the LLM reranker needs next-token logits, which only the local GGUF backend gives")
-        return cls(lambda: pipeline.llm._llama, pipeline.settings.llm_name, llm_cache(pipeline.settings))
+        return cls(lambda: llm()._llama, settings.llm_name, llm_cache(settings))
 
     def p_yes(self, question: str, passage: str) -> float:
         """p(Yes) / (p(Yes) + p(No)) for the next token after the prompt."""

@@ -1,6 +1,6 @@
 """Retrieval: dense, BM25 and hybrid retrievers behind one interface, plus the steps around them.
 
-    >>> retriever = make_retriever("hybrid", pipeline, alpha=0.6)
+    >>> retriever = make_retriever("hybrid", store, embedder, settings, alpha=0.6)   # or pipeline.make_retriever(…)
     >>> hits = retriever.retrieve("When is the ADS 530 exam?", k=5, filters={"doc_type": "pdf"})
     >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93}
 
@@ -14,6 +14,7 @@ What it leaves out: reranking, multi-query and follow-up rewriting (notebook 06)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from helpers.retrieval.base import Filters, Memoized, Retriever, stored_chunks
@@ -25,38 +26,49 @@ from helpers.retrieval.hybrid import HybridRetriever, min_max, rrf_fusion, weigh
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
 
 if TYPE_CHECKING:
-    from helpers.pipeline import RAGPipeline
+    from helpers.config import Settings
+    from helpers.embedding import Embedder
+    from helpers.store import KitStore
 
-NAMES = ("dense", "bm25", "hybrid", "hybrid_rrf")  # = helpers.config.RETRIEVERS
 PARAMS = {"alpha", "rrf_k", "pool", "expand", "dedupe", "fetch_multiplier", "threshold", "bm25", "dense"}
 
+# Every base retriever by name: (dense side, a function that fits or reuses BM25, settings, params) -> Retriever.
+# To add one: its own file, one entry here, its name in helpers.config.RETRIEVERS (a test keeps them in step).
+Builder = Callable[[Retriever, Callable[[], BM25Retriever], "Settings", dict[str, Any]], Retriever]
+BUILDERS: dict[str, Builder] = {
+    "dense": lambda dense, bm25, settings, params: dense,
+    "bm25": lambda dense, bm25, settings, params: bm25(),
+    "hybrid": lambda dense, bm25, settings, params: HybridRetriever(
+        dense, bm25(), "weighted", alpha=params.get("alpha", settings.hybrid_alpha),
+        pool=params.get("pool", settings.hybrid_pool),
+    ),
+    "hybrid_rrf": lambda dense, bm25, settings, params: HybridRetriever(
+        dense, bm25(), "rrf", rrf_k=params.get("rrf_k", settings.rrf_k), pool=params.get("pool", settings.hybrid_pool)
+    ),
+}  # fmt: skip
+NAMES = tuple(BUILDERS)  # = helpers.config.RETRIEVERS
 
-def make_retriever(name: str | None, pipeline: RAGPipeline, **params: Any) -> Retriever:
-    """A retriever by name over the pipeline's store; unset params come from the pipeline's settings.
+
+def make_retriever(
+    name: str | None, store: KitStore, embedder: Embedder, settings: Settings, **params: Any
+) -> Retriever:
+    """A retriever by name over `store` (queries embedded by `embedder`); unset params come from `settings`.
 
     params: alpha, rrf_k, pool (hybrid candidates per side), expand, dedupe, fetch_multiplier, threshold,
     and the sides to reuse: bm25 (an already fitted `BM25Retriever`, to skip the refit) and dense (e.g. `Memoized`).
     """
-    settings = pipeline.settings
     name = name or settings.retriever
-    if name not in NAMES:
+    if name not in BUILDERS:
         raise ValueError(f"unknown retriever {name!r}; choose one of: {', '.join(NAMES)}")
     if set(params) - PARAMS:
         raise ValueError(f"unknown parameter(s) {sorted(set(params) - PARAMS)}; known: {', '.join(sorted(PARAMS))}")
+
+    def bm25() -> BM25Retriever:
+        return params.get("bm25") or BM25Retriever.from_store(store, tokenizer=TOKENIZERS[settings.bm25_tokenizer])
+
     # 1. the base retriever
-    dense = params.get("dense") or DenseRetriever(pipeline.store, pipeline.embedder)
-    retriever: Retriever = dense
-    if name != "dense":
-        tokenizer = TOKENIZERS[settings.bm25_tokenizer]
-        bm25 = params.get("bm25") or BM25Retriever.from_store(pipeline.store, tokenizer=tokenizer)
-        pool = params.get("pool", settings.hybrid_pool)
-        if name == "bm25":
-            retriever = bm25
-        elif name == "hybrid":
-            alpha = params.get("alpha", settings.hybrid_alpha)
-            retriever = HybridRetriever(dense, bm25, "weighted", alpha=alpha, pool=pool)
-        else:
-            retriever = HybridRetriever(dense, bm25, "rrf", rrf_k=params.get("rrf_k", settings.rrf_k), pool=pool)
+    dense = params.get("dense") or DenseRetriever(store, embedder)
+    retriever = BUILDERS[name](dense, bm25, settings, params)
     # 2. steps behind it: over-fetch, dedupe by source, threshold
     dedupe = params.get("dedupe", settings.dedupe_by_source)
     threshold = params.get("threshold", settings.similarity_threshold) or None
@@ -70,6 +82,7 @@ def make_retriever(name: str | None, pipeline: RAGPipeline, **params: Any) -> Re
 
 
 __all__ = [
+    "BUILDERS",
     "NAMES",
     "BM25Retriever",
     "DenseRetriever",

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.corpus import Question
-from helpers.evaluation import RetrievalScores, evaluate_retrieval, recall_at_k, relevance_labels
+from helpers.metrics import RetrievalScores, evaluate_retrieval, recall_at_k, relevance_labels
 from helpers.retrieval.base import Filters, Retriever
 from helpers.retrieval.expansion import Expanded
 from helpers.retrieval.hybrid import HybridRetriever

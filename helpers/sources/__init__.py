@@ -3,25 +3,17 @@
 planner.py decides which sources a question needs (keyword rules or the LLM, one interface); students.py keeps
 each student's documents in their own collection behind a `student_id` filter; context.py compiles the labelled
 context; aggregate.py answers list questions from payload values over a whole collection.
-Labelled routing questions: course_data/gold/routing.jsonl.
+Labelled routing questions: course_data/gold/routing.jsonl (`load_routing`, from `helpers.corpus`).
+What it leaves out: the single-collection pipeline (`helpers.pipeline`) and metrics (`helpers.metrics`).
 """
 
-import json
-
-from helpers.config import REPO_ROOT
+from helpers.corpus import ROUTING_PATH as ROUTING_PATH
+from helpers.corpus import load_routing
 from helpers.sources.aggregate import QUESTIONS as AGGREGATION_QUESTIONS
 from helpers.sources.aggregate import distinct_values, expected_values, schedule_rows, store_rows, topk_recall
 from helpers.sources.context import compile_context
 from helpers.sources.planner import ACTIONS, KeywordPlanner, LLMPlanner, RouteReply, routing_accuracy
 from helpers.sources.students import Profile, ProfileStore, StudentDocs, load_profiles, student_filter
-
-ROUTING_PATH = REPO_ROOT / "course_data" / "gold" / "routing.jsonl"
-
-
-def load_routing(path=ROUTING_PATH) -> list[dict]:
-    """The labelled routing questions: id, question, student_id, actions."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
 
 __all__ = [
     "ACTIONS",

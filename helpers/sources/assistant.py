@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from helpers.evaluation.answers import f1_score
 from helpers.generation.prompts import INSTRUCTIONS, SHORT_REFUSAL, USER_TEMPLATE
+from helpers.metrics.answers import f1_score
 from helpers.sources.aggregate import count_rows, distinct_values
 from helpers.sources.context import compile_context
 from helpers.sources.filters import Scope, derive_scope, list_field, query_hint

@@ -3,6 +3,7 @@
 `routing_table(planners, records)` scores each planner's plans against the labels on dev, test and all
 questions; `answer_table(assistant, planners, records)` answers every question with each planner (the LLM
 answer cache makes repeated contexts free) and reports F1, asked-back rates and seconds per question.
+What it leaves out: LLM-judged answer quality (notebook 08).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.evaluation.answers import f1_score
+from helpers.metrics.answers import f1_score
 from helpers.sources.assistant import SourcedAnswer, SourcesAssistant, score_answers
 from helpers.sources.planner import Planner, routing_accuracy
 

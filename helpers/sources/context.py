@@ -4,6 +4,7 @@
 plan says use_profile and the student's documents only when it says search_student_docs — a question about
 fees never sees a transcript. Every chunk gets an equal share of the character budget and is cut to it, so
 one long chunk cannot crowd out the others.
+What it leaves out: token counting (a character budget) and the prompt around the context (`helpers.generation`).
 """
 
 from __future__ import annotations

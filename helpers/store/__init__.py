@@ -4,14 +4,24 @@
     >>> store.upsert_nodes(nodes)                       # idempotent: ids come from content
     >>> store.search(vector, k=5, filters={"doc_type": "email", "sender": "whitcombe"})
 
-Embedded local mode (a folder under the kit's data directory) by default; a Qdrant server or cluster
-when `QDRANT_URL` is set, through the very same code. `client.py` connects, `shared.py` lets several
+Embedded local mode (a folder under the kit's data directory) by default, qdrant-edge (Qdrant's Rust engine
+in-process, `store_backend = "edge"`, `edge.py`) for large collections; a Qdrant server or cluster when
+`QDRANT_URL` is set, through the very same code. `client.py` connects, `shared.py` lets several
 kernels share one embedded folder, `collection.py` holds `KitStore` and `Hit`, `filters.py` turns a dict
 into metadata filters, `measure.py` is what notebook 04 times and compares. What it leaves out: sparse
 vectors and fusion (`helpers.retrieval`).
 """
 
-from helpers.store.client import StoreError, connect, drop_collection, enable_fast_local_writes, is_local, open_folder
+from helpers.store.client import (
+    StoreError,
+    connect,
+    drop_collection,
+    enable_fast_local_writes,
+    is_embedded,
+    is_local,
+    open_edge_folder,
+    open_folder,
+)
 from helpers.store.collection import WRITE_BATCH, Hit, KitStore
 from helpers.store.filters import FILTER_FIELDS, filters_from
 from helpers.store.shared import FolderBusy, SharedLocal
@@ -28,6 +38,8 @@ __all__ = [
     "drop_collection",
     "enable_fast_local_writes",
     "filters_from",
+    "is_embedded",
     "is_local",
+    "open_edge_folder",
     "open_folder",
 ]

@@ -3,9 +3,10 @@
 What it does: `connect()` returns a `QdrantClient` for either place with the same API, and turns the two
 common failures (a server that does not answer, a folder another process keeps locked) into a message that
 says what to do. The embedded folder is opened through `shared.SharedLocal`, which locks it only while
-writing, so several kernels can use the same course index at once. `enable_fast_local_writes` is the one
-tuning the embedded store needs: it commits one SQLite transaction per point, and WAL mode makes each commit
-cheap (measured in notebook 04).
+writing, so several kernels can use the same course index at once; with `store_backend = "edge"` it is a
+folder of qdrant-edge shards instead (`edge.EdgeLocal`, Qdrant's Rust engine in-process, leased between
+kernels). `enable_fast_local_writes` is the one tuning local mode needs: it commits one SQLite transaction
+per point, and WAL mode makes each commit cheap (measured in notebook 04).
 What it leaves out: collections and points (see `collection.py`).
 """
 
@@ -39,6 +40,8 @@ def connect(settings: Settings | None = None) -> QdrantClient:
                 "fix QDRANT_URL, or unset it to use the embedded store."
             ) from None
         return client
+    if settings.store_backend == "edge":
+        return open_edge_folder(settings.data_dir / "qdrant-edge")
     return open_folder(settings.data_dir / "qdrant")
 
 
@@ -47,6 +50,15 @@ def open_folder(path: Path, lock_wait_s: float | None = None) -> QdrantClient:
     path.mkdir(parents=True, exist_ok=True)
     client = QdrantClient(location=":memory:")  # the same client class, with the shared folder engine under it
     client._client = SharedLocal(str(path), lock_wait_s=lock_wait_s)  # FolderBusy (a StoreError) names the holder
+    return client
+
+
+def open_edge_folder(path: Path, lock_wait_s: float | None = None) -> QdrantClient:
+    """A client on a folder of qdrant-edge shards (Qdrant's Rust engine in this process), shared by lease."""
+    from helpers.store.edge import EdgeLocal  # imported only when chosen: qdrant-edge is a compiled extension
+
+    client = QdrantClient(location=":memory:")
+    client._client = EdgeLocal(str(path), lock_wait_s=lock_wait_s)
     return client
 
 
@@ -61,8 +73,13 @@ def _what_failed(error: Exception) -> str:
 
 
 def is_local(client: QdrantClient) -> bool:
-    """Whether the client runs Qdrant in this process (a folder or `:memory:`), not a server."""
+    """Whether the client is qdrant-client's local mode (Python engine, a folder or `:memory:`: no payload indexes)."""
     return isinstance(getattr(client, "_client", None), QdrantLocal)
+
+
+def is_embedded(client: QdrantClient) -> bool:
+    """Whether Qdrant runs in this process: local mode or qdrant-edge (not a server)."""
+    return is_local(client) or type(getattr(client, "_client", None)).__name__ == "EdgeLocal"
 
 
 def enable_fast_local_writes(client: QdrantClient, collection: str) -> bool:

@@ -11,7 +11,6 @@ What it leaves out: hybrid (sparse) vectors and fusion (see `helpers.retrieval`)
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from llama_index.core import VectorStoreIndex
@@ -23,31 +22,9 @@ from qdrant_client import QdrantClient, models
 
 from helpers.store.client import StoreError, enable_fast_local_writes, is_local
 from helpers.store.filters import create_payload_indexes, filters_from
+from helpers.types import Hit
 
 WRITE_BATCH = 256  # points per write: an interruption loses at most one batch, and the re-run redoes it
-
-
-@dataclass
-class Hit:
-    """One retrieved chunk, with its score from every stage that saw it."""
-
-    node_id: str
-    text: str
-    metadata: dict[str, Any]
-    scores: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def score(self) -> float:
-        """The score of the last stage (rerank > fused > dense/sparse)."""
-        for stage in ("rerank", "fused", "dense", "sparse"):
-            if stage in self.scores:
-                return self.scores[stage]
-        return 0.0
-
-    @property
-    def source(self) -> str:
-        """The course file this chunk comes from."""
-        return str(self.metadata.get("source", "?"))
 
 
 class KitStore:

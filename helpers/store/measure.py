@@ -13,16 +13,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from qdrant_client import QdrantClient, models
 
 from helpers.store.client import enable_fast_local_writes
-
-if TYPE_CHECKING:
-    from helpers.pipeline import RAGPipeline
 
 Searcher = Callable[[str], list[tuple[str, float]]]  # a question in, ranked (point id, score) pairs out
 
@@ -109,8 +106,11 @@ def write_speed_table(folder: Path, points: int = 500, dimension: int = 384) -> 
     return table
 
 
-def ingest_runs(pipeline: RAGPipeline, runs: Sequence[str] = ("cold", "warm")) -> pd.DataFrame:
-    """Run `pipeline.ingest()` once per name in `runs`; one row each: counts, seconds per stage, embeddings computed."""
+def ingest_runs(pipeline: Any, runs: Sequence[str] = ("cold", "warm")) -> pd.DataFrame:
+    """Run `pipeline.ingest()` once per name in `runs`; one row each: counts, seconds per stage, embeddings computed.
+
+    `pipeline` is a `RAGPipeline`, passed in: the store's measurements never import the pipeline.
+    """
     rows = {}
     for run in runs:
         computed = pipeline.embedder.stats["computed"]

@@ -7,6 +7,7 @@
 generate.py writes pairs (schema-validated JSON, cached), filters.py drops the bad ones, review.py is the
 accept/edit/reject widget, agreement.py the second pass, export.py the JSONL and gold-style Questions.
 Command line: `python -m helpers make-questions --docs FOLDER --n 50 --out FILE`.
+What it leaves out: multi-hop and unanswerable questions (one chunk, one answer per pair).
 """
 
 from helpers.testset.agreement import agreement, second_pass

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import pandas as pd
 from tqdm.auto import tqdm
 
-from helpers.evaluation import exact_match, f1_score
-from helpers.query.cache import CachedCompleter
+from helpers.llm.completions import CachedCompleter
+from helpers.metrics import exact_match, f1_score
 from helpers.store import Hit
 from helpers.testset.generate import Generated, QAWriter, passage
 

@@ -5,6 +5,7 @@ line (the questions loader of helpers.byod needs only question and answer; with 
 sentence that holds the answer — it also scores retrieval; chunk_id says which chunk the pair came from).
 `as_questions(pairs)` turns pairs into the gold set's `Question` type with one evidence quote — the sentence
 of the chunk that holds the answer — so `evaluate_retrieval` scores generated and hand-written questions alike.
+What it leaves out: other export formats.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@
 text boxes, the chunk is shown below so the reviewer can check the answer); `.save(path)` writes the accepted
 pairs — with the edits — in the JSONL format `python -m helpers eval` reads. The same methods (`accept`,
 `reject`) work without a screen, which is how the notebook's CI run and the tests drive it.
+What it leaves out: several reviewers and their agreement (agreement.py compares with a second LLM pass).
 """
 
 from __future__ import annotations

@@ -69,8 +69,8 @@ except StoreError as error:
 class Kernel:
     """One ipykernel with the kit's settings in its environment, running code and returning its JSON line."""
 
-    def __init__(self, settings: Settings, notebook: str) -> None:
-        env = child_env(settings, JPY_SESSION_NAME=f"/home/student/notebooks/{notebook}")
+    def __init__(self, settings: Settings, notebook: str, backend: str = "local") -> None:
+        env = child_env(settings, JPY_SESSION_NAME=f"/home/student/notebooks/{notebook}", KIT_STORE_BACKEND=backend)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parents[2]), env.get("PYTHONPATH")]))
         self.manager = KernelManager(kernel_name="python3")
         self.manager.start_kernel(env=env, cwd=str(settings.data_dir.parent))
@@ -106,12 +106,14 @@ class Kernel:
         self.manager.shutdown_kernel(now=True)
 
 
-@pytest.fixture
-def kernels(rel_settings: Settings) -> Iterator[tuple[Kernel, Kernel]]:
+@pytest.fixture(params=["local", "edge"])  # both embedded engines: local mode's lock per write, edge's lease
+def kernels(rel_settings: Settings, request: pytest.FixtureRequest) -> Iterator[tuple[Kernel, Kernel]]:
+    if request.param == "edge":
+        pytest.importorskip("qdrant_edge")
     started: list[Kernel] = []
     try:
         for notebook in ("04_vector_store.ipynb", "05_retrieval.ipynb"):
-            started.append(Kernel(rel_settings, notebook))
+            started.append(Kernel(rel_settings, notebook, request.param))
         for kernel in started:
             kernel.run(SETUP)  # both open the same embedded folder: no "already accessed" any more
         yield started[0], started[1]

@@ -18,8 +18,8 @@ import pytest
 from reliability_kit import Record, closed_port
 
 from helpers.config import Settings, show
-from helpers.enrich import ask_for_metadata
 from helpers.generation import LLMError, OpenAICompatibleLLM
+from helpers.parsing.enrich import ask_for_metadata
 
 SECRET = "sk-test-DO-NOT-PRINT-4f9a1c"
 MESSAGES = [{"role": "user", "content": "What is the application fee?"}]

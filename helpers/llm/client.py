@@ -238,12 +238,3 @@ class OpenAICompatibleLLM:
     def close(self) -> None:
         """Close the HTTP client."""
         self._client.close()
-
-
-def make_llm(settings: Settings | None = None, cache: bool = True) -> LLM:
-    """The configured LLM (local GGUF by default, an OpenAI-compatible endpoint when set), cached on disk."""
-    from helpers.generation.cache import CachedLLM
-
-    settings = settings or get_settings()
-    llm: LLM = OpenAICompatibleLLM(settings) if settings.llm_backend == "openai" else LocalLLM(settings)
-    return CachedLLM(llm, settings) if cache else llm

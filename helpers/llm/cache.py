@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from helpers.config import Settings, get_settings
-from helpers.generation.llm import LLM, Completion
+from helpers.llm.client import LLM, Completion
 
 
 def prompt_key(model: str, messages: list[dict[str, str]], max_tokens: int, temperature: float) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.config import Settings, get_settings
-from helpers.generation import LLM
+from helpers.llm.client import LLM
 
 
 def prompt_key(model: str, payload: Any) -> str:
@@ -63,7 +63,7 @@ def llm_cache(settings: Settings | None = None) -> DiskCache:
 class CachedCompleter:
     """Short completions (paraphrases, rewrites) from a disk cache; the model is built only on the first miss.
 
-    Not to be confused with `helpers.generation.CachedLLM`, which wraps a built model and caches whole
+    Not to be confused with `helpers.llm.CachedLLM`, which wraps a built model and caches whole
     `Completion`s (answers, with token counts) in SQLite; this one takes a factory so notebooks that never
     miss the cache never load a model.
     """

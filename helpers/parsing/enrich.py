@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 from tqdm.auto import tqdm
 
 from helpers.config import Settings, get_settings
-from helpers.generation import Completion, LLMError
+from helpers.llm import Completion, LLMError
 
 Short = Annotated[str, Field(max_length=60)]
 Item = Annotated[str, Field(max_length=160)]

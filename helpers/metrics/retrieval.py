@@ -7,6 +7,7 @@ most of it is what a reader needs.
 Then, for one question with E evidence quotes and a ranked list of chunks:
 hit@k = 1 if any of the top k supports any quote; recall@k = share of the E quotes supported within
 the top k; MRR = 1 / rank of the first supporting chunk; nDCG@k with binary gains.
+What it leaves out: graded relevance and running the retriever (the caller passes a `retrieve` function).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from difflib import SequenceMatcher
 import pandas as pd
 
 from helpers.corpus import Evidence, Question
-from helpers.store import Hit
+from helpers.types import Hit
 
 
 def _fold(text: str) -> str:

@@ -21,9 +21,9 @@ from helpers.chunking.compare import dense_retriever
 from helpers.config import Settings, get_settings
 from helpers.corpus import DOCS_DIR, Question, course_files
 from helpers.embedding import Embedder
-from helpers.enrich import FIELDS, Enrichment, flat_fields
-from helpers.evaluation import evaluate_retrieval
+from helpers.metrics import evaluate_retrieval
 from helpers.parsing import parse
+from helpers.parsing.enrich import FIELDS, Enrichment, flat_fields
 
 VARIANTS = {"no metadata": (), "summary + topics": ("summary", "topics"), "all five fields": FIELDS}
 

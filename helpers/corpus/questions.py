@@ -7,7 +7,8 @@ Every problem â€” a missing file, a missing column, an empty file, a bad line â€
 message that names the file (and the line), never a traceback from deep inside a parser.
 Optional `source` and `evidence` columns (the file and the sentence that holds the answer, as
 `make-questions` writes them) become the question's evidence, so retrieval metrics work on the file too.
-What it leaves out: several evidence quotes per question.
+It lives with the corpus (the loaders of every question set sit at the bottom of the package) and is
+re-exported by `helpers.byod`. What it leaves out: several evidence quotes per question.
 """
 
 from __future__ import annotations
@@ -18,8 +19,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from helpers.byod.ingest import ByodError
 from helpers.corpus import Evidence, Question
+
+
+class ByodError(RuntimeError):
+    """Bring-your-own-documents input that cannot be used; the message says what to fix."""
+
 
 FORMATS = (".csv", ".jsonl")
 REQUIRED = ("question", "answer")

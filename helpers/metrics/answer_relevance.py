@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from helpers.corpus import Question
-from helpers.evaluation.answers import normalize_answer
-from helpers.evaluation.retrieval import RetrievalScores, hit_at_k, mrr, recall_at_k
-from helpers.store import Hit
+from helpers.metrics.answers import normalize_answer
+from helpers.metrics.retrieval import RetrievalScores, hit_at_k, mrr, recall_at_k
+from helpers.types import Hit
 
 
 def contains_answer(text: str, answers: Sequence[str]) -> bool:

@@ -3,6 +3,7 @@
 Normalise (lower case, drop punctuation, drop the articles a/an/the, collapse white space), then
 EM = the strings are equal, F1 = harmonic mean of token precision and recall. With several reference
 answers a prediction gets its best score over them.
+What it leaves out: semantic similarity and LLM judges (`helpers.evaluation.judge`, ragas).
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
-"""The course corpus and its gold question set.
+"""The course corpus and its question sets: the shared `Question` type and every loader of `course_data/`.
 
 `course_files()` lists the documents under `course_data/docs/`; `load_gold(split=...)` returns typed
-`Question` records from `course_data/gold/gold.jsonl` (format: `course_data/gold/FORMAT.md`).
+`Question` records from `course_data/gold/gold.jsonl` (format: `course_data/gold/FORMAT.md`);
+`load_routing()` the labelled routing questions. Beside it: `realworld.py` (the real-document set and its
+questions) and `questions.py` (your own CSV or JSONL of questions). It sits at the bottom of the package
+with `config`, so every stage can name a `Question`. What it leaves out: parsing the documents (`helpers.parsing`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from helpers.config import REPO_ROOT
 
 DOCS_DIR = REPO_ROOT / "course_data" / "docs"
 GOLD_PATH = REPO_ROOT / "course_data" / "gold" / "gold.jsonl"
+ROUTING_PATH = REPO_ROOT / "course_data" / "gold" / "routing.jsonl"
 SPLITS = ("dev", "test")
 CATEGORIES = (
     "direct_fact",
@@ -115,3 +119,8 @@ def load_gold(split: str | None = None, path: Path | None = None, category: str 
             if (split is None or question.split == split) and (category is None or question.category == category):
                 questions.append(question)
     return questions
+
+
+def load_routing(path: Path = ROUTING_PATH) -> list[dict]:
+    """The labelled routing questions: id, question, student_id, actions."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -1,0 +1,58 @@
+"""The story's end: the ladder (closed book → naive → kit defaults → + rerank → + multi-query) on both test sets.
+
+What it does: answers a seeded sample of the course gold `test` split and of the real-document `test` split
+(when `course_data/realworld/rebuild.py` has rebuilt its folder) with every row of
+`helpers.evaluation.story`, in the full profile with the default reader, and writes the per-question rows
+(story_ladder.csv), the table (story_ladder.json) and the plot the README shows (story_ladder.png).
+What it leaves out: judges and p-values (notebook 08's ablation); the `dev` splits (used for tuning).
+
+    .venv/bin/python -m bench.story [--smoke] [--questions 30]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bench.common import Record, arguments, use_data_dir
+
+
+def main() -> None:
+    """Run the ladder, save rows, table and plot."""
+
+    def options(parser: Any) -> None:
+        parser.add_argument("--questions", type=int, default=None, help="answerable questions per corpus")
+        parser.add_argument("--data-dir", default=None, help="the tuning indexes' folder (default: a new one)")
+
+    args = arguments(__doc__.splitlines()[0], options)
+    use_data_dir(args.data_dir)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers.config import get_settings
+    from helpers.evaluation.story import SAMPLE, plot_story, story_ladder, story_table
+    from helpers.evaluation.two_corpora import close_all
+
+    settings = get_settings().replace(profile="ci" if args.smoke else "full")
+    if args.smoke:
+        settings = settings.replace(llm_model="smollm2-135m")
+    n = args.questions or SAMPLE[settings.profile]
+    record = Record("story_ladder", args.out, args.smoke)
+    try:
+        rows = story_ladder(settings, split="test", n=n)
+    finally:
+        close_all()
+    table = story_table(rows)
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows.to_csv(args.out / "story_ladder.csv", index=False)
+    plot_story(table).savefig(args.out / "story_ladder.png", dpi=110)
+    record["reader"] = settings.llm_model
+    record["questions_per_corpus"] = table.attrs["questions"]
+    record["table"] = json.loads(table.to_json(orient="split"))
+    record["markdown"] = table.to_markdown()
+    record.save()
+    print(table.to_string())
+
+
+if __name__ == "__main__":
+    main()

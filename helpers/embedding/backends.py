@@ -1,0 +1,85 @@
+"""The ways the kit can run its packaged MiniLM, and how fast each one embeds, measured side by side.
+
+What it does: `BACKENDS` names the set-ups (torch or ONNX Runtime, float32 or int8, as `embed_backend` and
+`embed_precision` settings); `time_backends` (`time_embedders` for any embedders) embeds the same texts with
+each, without any cache, after one warm-up batch, in rounds that alternate the set-ups (so a busy moment of a
+shared machine hits them all) and keeps each one's fastest round, as chunks/s and as a ratio to the first
+set-up measured in the same run.
+`committed_results` reads what `python -m bench.embedders` measured on the whole course (speed, and recall@5
+on the course and real-document dev sets) from `bench/results/embedders.json`.
+What it leaves out: retrieval quality (that needs the evaluation stage: bench/embedders.py), OpenAI embeddings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from helpers.config import REPO_ROOT, Settings, get_settings
+from helpers.embedding.embedder import Embedder
+
+BACKENDS: dict[str, dict[str, str]] = {
+    "torch fp32": {"embed_backend": "local", "embed_precision": "fp32"},
+    "torch int8": {"embed_backend": "local", "embed_precision": "int8"},
+    "onnx fp32": {"embed_backend": "onnx", "embed_precision": "fp32"},
+    "onnx int8": {"embed_backend": "onnx", "embed_precision": "int8"},
+}
+RESULTS = REPO_ROOT / "bench" / "results" / "embedders.json"
+
+
+def backend_embedder(name: str, settings: Settings | None = None) -> Embedder:
+    """An embedder of one named set-up with no cache (every text computed), its model loaded."""
+    embedder = Embedder((settings or get_settings()).replace(**BACKENDS[name]), use_cache=False, seed_dir=None)
+    embedder.load()
+    return embedder
+
+
+def time_embedders(texts: Sequence[str], embedders: Mapping[str, Any], rounds: int = 2) -> pd.DataFrame:
+    """chunks/s of each embedder (anything with `embed_texts`) on `texts`, fastest of `rounds` alternating rounds,
+    and its ratio to the first one; the load average at the end is in `table.attrs`."""
+    texts, names = list(texts), list(embedders)
+    for embedder in embedders.values():  # warm-up: first-call allocations, thread pools
+        embedder.embed_texts(texts[:32])
+    best = dict.fromkeys(names, float("inf"))
+    for _ in range(rounds):
+        for name, embedder in embedders.items():
+            start = time.perf_counter()
+            embedder.embed_texts(texts)
+            best[name] = min(best[name], time.perf_counter() - start)
+    table = pd.DataFrame({"chunks": len(texts), "seconds": pd.Series(best)})
+    table["chunks/s"] = table["chunks"] / table["seconds"]
+    table[f"× {names[0]}"] = table["chunks/s"] / table.loc[names[0], "chunks/s"]
+    table.attrs["load average"] = [round(x, 2) for x in os.getloadavg()]
+    return table
+
+
+def time_backends(
+    texts: Sequence[str], names: Sequence[str] = tuple(BACKENDS), settings: Settings | None = None, rounds: int = 2
+) -> pd.DataFrame:
+    """`time_embedders` over the named set-ups of the packaged model (the first is the reference), rounded."""
+    table = time_embedders(texts, {name: backend_embedder(name, settings) for name in names}, rounds)
+    return table.round({"seconds": 2, "chunks/s": 1, f"× {names[0]}": 2})
+
+
+def committed_results(path: Path = RESULTS) -> pd.DataFrame:
+    """The table `python -m bench.embedders` wrote: one row per embedder (speed, ratios, recall@5 on both dev sets)."""
+    if not path.exists():
+        raise FileNotFoundError(f"no {path.name} yet: run .venv/bin/python -m bench.embedders")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    table = pd.DataFrame(record["rows"]).set_index("embedder")
+    if "within_tolerance" in record:  # the rule: dense recall@5 within the tolerance of torch fp32 on both dev sets
+        tested = table[[c for c in table.columns if "recall@5" in c]].notna().all(axis=1)
+        table[f"within {record['tolerance']}"] = table.index.isin(record["within_tolerance"]).astype(object)
+        table.loc[~tested, f"within {record['tolerance']}"] = "–"
+    machine = record["machine"]
+    table.attrs["measured"] = (
+        f"{record['date'][:10]}, load {machine['load_average_start'][0]:.1f} → {machine['load_average_end'][0]:.1f}"
+    )
+    table.attrs["default"] = record.get("default", "")
+    return table

@@ -1,0 +1,48 @@
+"""Regenerate the shipped course vectors: `python -m helpers.embedding.build_seed`.
+
+What it does: embeds the course corpus under the default model and chunking with the `Embedder` (its cache
+serves what it already has) and writes the seed file `seed.py` reads. It is its own module because it needs
+the embedder, and the embedder reads the seed: apart, neither imports the other in a circle.
+What it leaves out: checking a seed (`SeedVectors.load` does that) and other corpora.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from helpers.config import Settings, get_settings
+from helpers.embedding.cache import EmbeddingCache
+from helpers.embedding.embedder import Embedder
+from helpers.embedding.seed import SEED_DIR, course_embed_texts, write_seed
+
+
+def build_seed(settings: Settings | None = None, folder: Path = SEED_DIR) -> tuple[Path, int]:
+    """Embed the course corpus under the default model and chunking (the cache serves what it has); write the seed."""
+    defaults = Settings()  # the seed is for what a fresh machine builds: the default chunking and model
+    settings = (settings or get_settings()).replace(
+        embed_backend=defaults.embed_backend,
+        embed_model=defaults.embed_model,
+        chunk_strategy=defaults.chunk_strategy,
+        chunk_size=defaults.chunk_size,
+        chunk_overlap=defaults.chunk_overlap,
+    )
+    embedder = Embedder(settings, seed_dir=None)  # never seed the seed from itself
+    texts = list(dict.fromkeys(course_embed_texts(settings)))
+    vectors = embedder.embed_texts(texts, progress=True)
+    keys = [EmbeddingCache.key(embedder.model_id, text) for text in texts]
+    return write_seed(embedder.model_id, keys, vectors, folder), len(texts)
+
+
+def main() -> int:
+    """`python -m helpers.embedding.build_seed`: regenerate the shipped course vectors."""
+    start = time.perf_counter()
+    path, count = build_seed()
+    size_mb = path.stat().st_size / 1e6
+    print(f"wrote {path} ({count} vectors, {size_mb:.2f} MB) in {time.perf_counter() - start:.0f} s; commit it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""The language model, at the bottom of the package: every stage that asks an LLM (enrichment, query rewriting,
+the LLM reranker, generation, test sets, judges) takes it from here.
+
+    >>> llm = make_llm()                       # local GGUF (llama-cpp-python), or an OpenAI-compatible endpoint
+    >>> llm.chat([{"role": "user", "content": "Hi"}], max_tokens=8).text
+
+`client.py` (the `LLM` interface, `LocalLLM`, `OpenAICompatibleLLM`), `cache.py` (`CachedLLM`: whole answers
+in SQLite by prompt hash), `completions.py` (`DiskCache` and `CachedCompleter`: short outputs as JSON files,
+the model built only on the first miss). What it leaves out: prompts and answers (`helpers.generation`).
+"""
+
+from __future__ import annotations
+
+from helpers.config import Settings, get_settings
+from helpers.llm.cache import CachedLLM
+from helpers.llm.client import LLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM
+from helpers.llm.completions import CachedCompleter, DiskCache, llm_cache, prompt_key
+
+
+def make_llm(settings: Settings | None = None, cache: bool = True) -> LLM:
+    """The configured LLM (local GGUF by default, an OpenAI-compatible endpoint when set), cached on disk."""
+    settings = settings or get_settings()
+    llm: LLM = OpenAICompatibleLLM(settings) if settings.llm_backend == "openai" else LocalLLM(settings)
+    return CachedLLM(llm, settings) if cache else llm
+
+
+__all__ = [
+    "LLM",
+    "CachedCompleter",
+    "CachedLLM",
+    "Completion",
+    "DiskCache",
+    "LLMError",
+    "LocalLLM",
+    "OpenAICompatibleLLM",
+    "llm_cache",
+    "make_llm",
+    "prompt_key",
+]

@@ -1,0 +1,44 @@
+"""The metrics, pure functions at the bottom of the package: retrieval (hit@k, recall@k, MRR, nDCG against
+the gold evidence quotes), answer-based relevance (a chunk holds a gold answer) and SQuAD-style EM and F1.
+
+Any stage's notebook experiments (`compare.py`, `report.py`) score with these without reaching up to
+`helpers.evaluation`, which re-exports them and adds what needs the whole pipeline (ablations, LLM judges,
+ragas, reports). What it leaves out: running a retriever or a model (the caller passes rankings and answers).
+"""
+
+from helpers.metrics.answer_relevance import (
+    answer_labels,
+    answer_relevant,
+    contains_answer,
+    evaluate_answer_retrieval,
+)
+from helpers.metrics.answers import exact_match, f1_score, normalize_answer, squad_scores
+from helpers.metrics.retrieval import (
+    RetrievalScores,
+    chunk_supports,
+    evaluate_retrieval,
+    hit_at_k,
+    mrr,
+    ndcg_at_k,
+    recall_at_k,
+    relevance_labels,
+)
+
+__all__ = [
+    "RetrievalScores",
+    "answer_labels",
+    "answer_relevant",
+    "chunk_supports",
+    "contains_answer",
+    "evaluate_answer_retrieval",
+    "evaluate_retrieval",
+    "exact_match",
+    "f1_score",
+    "hit_at_k",
+    "mrr",
+    "ndcg_at_k",
+    "normalize_answer",
+    "recall_at_k",
+    "relevance_labels",
+    "squad_scores",
+]

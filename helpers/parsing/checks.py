@@ -1,0 +1,94 @@
+"""What every stage's exercise checks share: the verdict a student reads, and CI's strict mode.
+
+A `check_…` function (one `checks.py` per stage, beside the code it exercises) computes the expected answer
+itself from the inputs the student used, compares, and prints "✓ Right: …" or "✗ Not yet: <what is off, a
+hint>" without the expected value, then returns True or False. A stub answer (None, the wrong type, a function
+that still raises NotImplementedError) is a "not yet" too, never a traceback. With `KIT_STRICT_CHECKS=1` (set for
+every pytest run of the notebooks by notebooks/conftest.py) a "not yet" raises `CheckFailed`, so an instructor
+solution that no longer passes its own check fails the build. It lives in the first stage so that every stage's
+checks can import it without an upward arrow.
+What it leaves out: grading and points (nbgrader's), and hidden tests.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+STRICT_ENV = "KIT_STRICT_CHECKS"
+STUB_HINT = "the answer is still None: write your code in the exercise cell above, run it, then run this cell again"
+
+F = TypeVar("F", bound=Callable[..., bool])
+
+
+class CheckFailed(AssertionError):
+    """A check said "not yet" while KIT_STRICT_CHECKS is set (CI runs the instructor notebooks this way)."""
+
+
+def strict() -> bool:
+    """Whether a failed check raises (KIT_STRICT_CHECKS set to anything but empty, 0, false or no)."""
+    return os.environ.get(STRICT_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def verdict(ok: bool, right: str, wrong: str) -> bool:
+    """Print "✓ Right: right" or "✗ Not yet: wrong" and return `ok`; in strict mode a "not yet" raises."""
+    if ok:
+        print(f"✓ Right: {right}")
+        return True
+    print(f"✗ Not yet: {wrong}")
+    if strict():
+        raise CheckFailed(f"✗ Not yet: {wrong}")
+    return False
+
+
+def not_yet(wrong: str) -> bool:
+    """A "not yet" verdict (False; raises in strict mode)."""
+    return verdict(False, "", wrong)
+
+
+def self_check(check: F) -> F:
+    """Turn anything a check raises while reading the answer into a "not yet" (CheckFailed passes through)."""
+
+    @functools.wraps(check)
+    def wrapper(*args: Any, **kwargs: Any) -> bool:
+        try:
+            return check(*args, **kwargs)
+        except CheckFailed:
+            raise
+        except Exception as error:  # a student's answer can fail in any way
+            message = f"your answer could not be checked ({type(error).__name__}: {error})"
+            if strict():
+                raise CheckFailed(f"✗ Not yet: {message}") from error
+            return not_yet(message)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def as_count(answer: object) -> int | None:
+    """`answer` as a whole number (int, numpy integer, or a float with no fraction), else None."""
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        return None
+    value = float(answer)
+    return int(value) if value.is_integer() else None
+
+
+def call_student(function: Callable[..., Any], *args: Any) -> tuple[Any, str | None]:
+    """(result, None) of `function(*args)`, or (None, why it failed) when it raised."""
+    try:
+        return function(*args), None
+    except NotImplementedError:
+        return None, "your function still raises NotImplementedError: replace the stub with your code"
+    except Exception as error:  # a student's code can fail in any way
+        return None, f"your function raised {type(error).__name__}: {error}"
+
+
+def function_problem(function: object, name: str) -> str | None:
+    """Why `function` is not yet a function to check (None when it is callable)."""
+    if function is None:
+        return f"{name} is still None: define the function in the exercise cell above and run it"
+    if not callable(function):
+        return f"{name} should be a function, got a {type(function).__name__}"
+    return None
