@@ -114,17 +114,23 @@ def test_dimension_mismatch_names_both_sizes_and_the_fix(tmp_path: Path) -> None
         KitStore(client, "course", 768)
 
 
-def test_numpy_brute_force_and_qdrant_return_the_same_top_k() -> None:
+def assert_same_top_k_as_numpy(store: KitStore) -> None:
+    """25 random queries over 300 points: the store's top 5 (ids and best score) are exact numpy's."""
     nodes = make_nodes({"s.md": [f"chunk {i}" for i in range(300)]})
-    store = KitStore(QdrantClient(":memory:"), "c", DIM)
     store.upsert_nodes(nodes)
     matrix = np.array([n.embedding for n in nodes], dtype=np.float32)
     rng = np.random.default_rng(1)
     for _ in range(25):
         query = rng.standard_normal(DIM).astype(np.float32)
         query /= np.linalg.norm(query)
-        expected = [nodes[i].node_id for i in numpy_top_k(matrix, query, 5)]
-        assert [h.node_id for h in store.search(query, 5)] == expected
+        top = numpy_top_k(matrix, query, 5)
+        hits = store.search(query, 5)
+        assert [h.node_id for h in hits] == [nodes[i].node_id for i in top]
+        assert hits[0].scores["dense"] == pytest.approx(float(matrix[top[0]] @ query), 1e-5)
+
+
+def test_numpy_brute_force_and_qdrant_return_the_same_top_k() -> None:
+    assert_same_top_k_as_numpy(KitStore(QdrantClient(":memory:"), "c", DIM))
 
 
 def test_embedded_store_writes_in_wal_mode(tmp_path: Path) -> None:

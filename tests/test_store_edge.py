@@ -14,11 +14,10 @@ import pytest
 pytest.importorskip("qdrant_edge")
 
 from qdrant_client import models
-from test_store import DIM, corpus, make_nodes
+from test_store import DIM, assert_same_top_k_as_numpy, corpus, make_nodes
 
 from helpers.config import load_settings
 from helpers.store import FolderBusy, KitStore, StoreError, connect, open_edge_folder
-from helpers.store.measure import numpy_top_k
 
 REPO = Path(__file__).resolve().parents[1]
 HOLD = """
@@ -81,18 +80,7 @@ def test_filters_restrict_results_as_in_local_mode(tmp_path: Path) -> None:
 
 
 def test_exact_top_k_equals_numpy(tmp_path: Path) -> None:
-    nodes = make_nodes({"s.md": [f"chunk {i}" for i in range(300)]})
-    store = edge_store(tmp_path / "q")
-    store.upsert_nodes(nodes)
-    matrix = np.array([n.embedding for n in nodes], dtype=np.float32)
-    rng = np.random.default_rng(1)
-    for _ in range(25):
-        query = rng.standard_normal(DIM).astype(np.float32)
-        query /= np.linalg.norm(query)
-        expected = [nodes[i].node_id for i in numpy_top_k(matrix, query, 5)]
-        hits = store.search(query, 5)
-        assert [h.node_id for h in hits] == expected
-        assert hits[0].scores["dense"] == pytest.approx(float(matrix[numpy_top_k(matrix, query, 1)[0]] @ query), 1e-5)
+    assert_same_top_k_as_numpy(edge_store(tmp_path / "q"))
 
 
 def test_points_persist_and_the_dimension_is_checked_after_reopening(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from helpers.parsing.checks import call_student, function_problem, not_yet, self_check, verdict
+from helpers.parsing.checks import call_for_number, function_problem, not_yet, self_check, verdict
 
 TOLERANCE = 1e-4  # float32 vectors: agree to 4 decimals
 
@@ -45,12 +45,10 @@ def check_cosine(function: Callable[[np.ndarray, np.ndarray], float] | None) -> 
     if problem:
         return not_yet(problem)
     for u, v in _pairs():
-        got, error = call_student(function, u, v)  # type: ignore[arg-type]
+        got, error = call_for_number(function, u, v, what="one number (a float) for a pair of vectors")  # type: ignore[arg-type]
         if error:
             return not_yet(error)
-        if np.ndim(got) != 0 or not isinstance(np.asarray(got).item(), (int, float)):
-            return not_yet(f"return one number (a float) for a pair of vectors, got {type(got).__name__}")
-        got, expected = float(got), _cosine(u, v)
+        expected = _cosine(u, v)
         if abs(got - expected) <= TOLERANCE:
             continue
         if abs(got - float(u @ v)) <= TOLERANCE * max(1.0, abs(float(u @ v))):

@@ -85,6 +85,16 @@ def call_student(function: Callable[..., Any], *args: Any) -> tuple[Any, str | N
         return None, f"your function raised {type(error).__name__}: {error}"
 
 
+def call_for_number(function: Callable[..., Any], *args: Any, what: str = "one number") -> tuple[float, str | None]:
+    """(float result, None) of `function(*args)`, or (nan, what is off) when it raised or gave no single number."""
+    got, error = call_student(function, *args)
+    if error:
+        return float("nan"), error
+    if not isinstance(got, numbers.Real) and not (getattr(got, "shape", None) == () and hasattr(got, "item")):
+        return float("nan"), f"return {what}, got {type(got).__name__}"
+    return float(got), None
+
+
 def function_problem(function: object, name: str) -> str | None:
     """Why `function` is not yet a function to check (None when it is callable)."""
     if function is None:

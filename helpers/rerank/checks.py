@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from helpers.parsing.checks import call_student, function_problem, not_yet, self_check, verdict
+from helpers.parsing.checks import call_for_number, function_problem, not_yet, self_check, verdict
 from helpers.rerank.maxsim import maxsim
 
 TOLERANCE = 1e-5
@@ -57,12 +57,10 @@ def check_maxsim(function: MaxSim | None) -> bool:
     if problem:
         return not_yet(problem)
     for q, p in token_matrices():
-        got, error = call_student(function, q, p)  # type: ignore[arg-type]
+        got, error = call_for_number(function, q, p, what="one number for a (query, passage) pair")  # type: ignore[arg-type]
         if error:
             return not_yet(error)
-        if np.ndim(got) != 0 or not isinstance(np.asarray(got).item(), (int, float)):
-            return not_yet(f"return one number for a (query, passage) pair, got {type(got).__name__}")
-        got, expected = float(got), maxsim(q, p)
+        expected = maxsim(q, p)
         if abs(got - expected) <= TOLERANCE:
             continue
         for hint, value in _slips(q, p).items():
