@@ -1,9 +1,11 @@
 """The story's end: the ladder (closed book → naive → kit defaults → + rerank → + multi-query) on both test sets.
 
 What it does: answers a seeded sample of the course gold `test` split and of the real-document `test` split
-(when `course_data/realworld/rebuild.py` has rebuilt its folder) with every row of
+(rebuilt by `course_data/realworld/rebuild.py` into the kit's data folder) with every row of
 `helpers.evaluation.story`, in the full profile with the default reader, and writes the per-question rows
 (story_ladder.csv), the table (story_ladder.json) and the plot the README shows (story_ladder.png).
+Each corpus is indexed in its own folder under `<data_dir>/tuning/` (as bench/realworld.py does), apart from the
+course index a notebook or the app may hold.
 What it leaves out: judges and p-values (notebook 08's ablation); the `dev` splits (used for tuning).
 
     .venv/bin/python -m bench.story [--smoke] [--questions 30]
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench.common import Record, arguments, use_data_dir
+from bench.common import Record, arguments
 
 
 def main() -> None:
@@ -22,10 +24,8 @@ def main() -> None:
 
     def options(parser: Any) -> None:
         parser.add_argument("--questions", type=int, default=None, help="answerable questions per corpus")
-        parser.add_argument("--data-dir", default=None, help="the tuning indexes' folder (default: a new one)")
 
     args = arguments(__doc__.splitlines()[0], options)
-    use_data_dir(args.data_dir)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -38,6 +38,10 @@ def main() -> None:
         settings = settings.replace(llm_model="smollm2-135m")
     n = args.questions or SAMPLE[settings.profile]
     record = Record("story_ladder", args.out, args.smoke)
+    from helpers.evaluation.story import story_corpora
+
+    if not args.smoke and len(story_corpora(settings)) < 2:
+        raise SystemExit("the real-document set is not rebuilt: run course_data/realworld/rebuild.py first")
     try:
         rows = story_ladder(settings, split="test", n=n)
     finally:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -125,3 +126,18 @@ def load_story(folder: Path | None = None) -> pd.DataFrame | None:
 
     path = Path(folder or SWEEP_DIR) / STORY_CSV
     return pd.read_csv(path) if path.exists() else None
+
+
+def story_steps(rows: pd.DataFrame, metric: str = "f1", seed: int = 0) -> pd.DataFrame:
+    """Each rung's gain over the rung below it, per corpus, with the paired bootstrap's two-sided p."""
+    from helpers.evaluation.bootstrap import paired_bootstrap
+
+    order, found = list(dict.fromkeys(rows.configuration)), []
+    for corpus, group in rows.groupby("corpus", sort=False):
+        by_rung = {name: part.set_index("id")[metric] for name, part in group.groupby("configuration")}
+        for below, step in pairwise(order):
+            base = by_rung[below]
+            result = paired_bootstrap(base.to_numpy(), by_rung[step].reindex(base.index).to_numpy(), seed=seed)
+            found.append({"corpus": corpus, "step": f"{below} → {step}", f"{metric} gain": round(result.mean_diff, 3),
+                          "p (two-sided)": round(result.p_two_sided, 3)})  # fmt: skip
+    return pd.DataFrame(found).pivot(index="step", columns="corpus").reindex([f"{a} → {b}" for a, b in pairwise(order)])
