@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from helpers.parsing.checks import call_for_number, function_problem, not_yet, self_check, verdict
+from helpers.parsing.checks import first_wrong_case, not_yet, self_check, verdict
 
 TOLERANCE = 1e-4  # float32 vectors: agree to 4 decimals
 
@@ -41,16 +41,13 @@ def _pairs(seed: int = 0, dimension: int = 384) -> list[tuple[np.ndarray, np.nda
 @self_check
 def check_cosine(function: Callable[[np.ndarray, np.ndarray], float] | None) -> bool:
     """Right when `function(u, v)` gives the cosine similarity of vectors of any length."""
-    problem = function_problem(function, "cosine_similarity")
+    problem, case, got = first_wrong_case(
+        function, "cosine_similarity", _pairs(), _cosine, "one number (a float) for a pair of vectors", TOLERANCE
+    )
     if problem:
         return not_yet(problem)
-    for u, v in _pairs():
-        got, error = call_for_number(function, u, v, what="one number (a float) for a pair of vectors")  # type: ignore[arg-type]
-        if error:
-            return not_yet(error)
-        expected = _cosine(u, v)
-        if abs(got - expected) <= TOLERANCE:
-            continue
+    if case is not None:
+        u, v = case
         if abs(got - float(u @ v)) <= TOLERANCE * max(1.0, abs(float(u @ v))):
             return not_yet(
                 "that is the dot product: it equals the cosine only for vectors of length 1 — divide by both lengths"

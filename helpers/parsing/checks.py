@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import numbers
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 STRICT_ENV = "KIT_STRICT_CHECKS"
@@ -93,6 +93,27 @@ def call_for_number(function: Callable[..., Any], *args: Any, what: str = "one n
     if not isinstance(got, numbers.Real) and not (getattr(got, "shape", None) == () and hasattr(got, "item")):
         return float("nan"), f"return {what}, got {type(got).__name__}"
     return float(got), None
+
+
+def first_wrong_case(
+    function: object, name: str, cases: Iterable[tuple[Any, ...]], reference: Callable[..., float], what: str,
+    tolerance: float,
+) -> tuple[str | None, tuple[Any, ...] | None, float]:  # fmt: skip
+    """The first case where `function(*case)` misses `reference(*case)` by more than `tolerance`.
+
+    Returns (problem, None, nan) when the function is missing, raised or gave no single number; (None, case, its
+    value) for a wrong value the caller explains; (None, None, nan) when every case is right.
+    """
+    problem = function_problem(function, name)
+    if problem:
+        return problem, None, float("nan")
+    for case in cases:
+        got, error = call_for_number(function, *case, what=what)  # type: ignore[arg-type]
+        if error:
+            return error, None, float("nan")
+        if abs(got - reference(*case)) > tolerance:
+            return None, case, got
+    return None, None, float("nan")
 
 
 def function_problem(function: object, name: str) -> str | None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from helpers.parsing.checks import call_for_number, function_problem, not_yet, self_check, verdict
+from helpers.parsing.checks import first_wrong_case, not_yet, self_check, verdict
 from helpers.rerank.maxsim import maxsim
 
 TOLERANCE = 1e-5
@@ -53,16 +53,14 @@ def _slips(q: np.ndarray, p: np.ndarray) -> dict[str, float]:
 @self_check
 def check_maxsim(function: MaxSim | None) -> bool:
     """Right when `function(query_vectors, passage_vectors)` equals the kit's MaxSim on seeded token matrices."""
-    problem = function_problem(function, "maxsim_by_hand")
+    problem, case, got = first_wrong_case(
+        function, "maxsim_by_hand", token_matrices(), maxsim, "one number for a (query, passage) pair", TOLERANCE
+    )
     if problem:
         return not_yet(problem)
-    for q, p in token_matrices():
-        got, error = call_for_number(function, q, p, what="one number for a (query, passage) pair")  # type: ignore[arg-type]
-        if error:
-            return not_yet(error)
+    if case is not None:
+        q, p = case
         expected = maxsim(q, p)
-        if abs(got - expected) <= TOLERANCE:
-            continue
         for hint, value in _slips(q, p).items():
             if abs(got - value) <= TOLERANCE and abs(value - expected) > TOLERANCE:
                 return not_yet(hint)
