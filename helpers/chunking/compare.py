@@ -11,6 +11,7 @@ What it leaves out: BM25, hybrid and reranking (notebooks 05–06) and any answe
 
 from __future__ import annotations
 
+import functools
 import random
 import statistics
 from collections.abc import Callable, Iterable, Sequence
@@ -145,22 +146,32 @@ def question_subset(questions: Sequence[Question], per_category: int | None, see
     return [question for question in questions if question.id in picked]
 
 
-def profile_subset(
-    documents: Sequence[Document],
-    questions: Sequence[Question],
-    settings: Settings | None = None,
-    per_category: int = 2,
-    other_documents: int = 10,
-) -> tuple[list[Document], list[Question]]:
+Subset = tuple[list[Document], list[Question]]
+
+
+def ci_subset(select: Callable[..., Subset]) -> Callable[..., Subset]:
+    """Run `select(documents, questions, settings, **sizes)` in the `ci` profile only; `full` keeps everything."""
+
+    @functools.wraps(select)
+    def subset(documents: Sequence[Document], questions: Sequence[Question], settings: Settings | None = None,
+               **sizes: int) -> Subset:  # fmt: skip
+        settings = settings or get_settings()
+        if settings.profile != "ci":
+            return list(documents), list(questions)
+        return select(documents, questions, settings, **sizes)
+
+    return subset
+
+
+@ci_subset
+def profile_subset(documents: Sequence[Document], questions: Sequence[Question], settings: Settings,
+                   per_category: int = 2, other_documents: int = 10) -> Subset:  # fmt: skip
     """Everything in the `full` profile; in `ci`, a few questions per category, their documents and a few others.
 
     Embedding every chunk of six strategies from a cold cache takes minutes on two cores; the ci subset keeps
     the notebook within its budget and still mixes distractors into the search. A "document" is what the
     parser returns, so of the handbook only the pages holding the evidence are kept.
     """
-    settings = settings or get_settings()
-    if settings.profile != "ci":
-        return list(documents), list(questions)
     questions = question_subset(questions, per_category, seed=settings.seed)
     quotes = [evidence for question in questions for evidence in question.evidence]
     needed = {

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from helpers.parsing.checks import first_wrong_case, not_yet, self_check, verdict
+from helpers.parsing.checks import number_function_verdict, self_check
 
 TOLERANCE = 1e-4  # float32 vectors: agree to 4 decimals
 
@@ -38,24 +38,22 @@ def _pairs(seed: int = 0, dimension: int = 384) -> list[tuple[np.ndarray, np.nda
     ]
 
 
+def _cosine_slip(u: np.ndarray, v: np.ndarray, got: float) -> str:
+    """What a wrong cosine of (u, v) looks like: the dot product, one length only, out of range, or else."""
+    if abs(got - float(u @ v)) <= TOLERANCE * max(1.0, abs(float(u @ v))):
+        return "that is the dot product: it equals the cosine only for vectors of length 1 — divide by both lengths"
+    if any(abs(got - float(u @ v / np.linalg.norm(x))) <= TOLERANCE for x in (u, v)):
+        return "divide by the product of *both* vectors' lengths (np.linalg.norm of each)"
+    if got < -1 - TOLERANCE or got > 1 + TOLERANCE:
+        return "a cosine lies between -1 and 1; yours left that range for vectors that are not unit length"
+    return f"the cosine of a {len(u)}-d pair is off; check the formula u·v / (|u| |v|)"
+
+
 @self_check
 def check_cosine(function: Callable[[np.ndarray, np.ndarray], float] | None) -> bool:
     """Right when `function(u, v)` gives the cosine similarity of vectors of any length."""
-    problem, case, got = first_wrong_case(
-        function, "cosine_similarity", _pairs(), _cosine, "one number (a float) for a pair of vectors", TOLERANCE
+    right = "your cosine matches u·v / (|u| |v|) for unit and non-unit vectors, 2-d and 384-d."
+    what = "one number (a float) for a pair of vectors"
+    return number_function_verdict(
+        function, "cosine_similarity", _pairs(), _cosine, what, TOLERANCE, _cosine_slip, right
     )
-    if problem:
-        return not_yet(problem)
-    if case is not None:
-        u, v = case
-        if abs(got - float(u @ v)) <= TOLERANCE * max(1.0, abs(float(u @ v))):
-            return not_yet(
-                "that is the dot product: it equals the cosine only for vectors of length 1 — divide by both lengths"
-            )
-        one_length = [float(u @ v / np.linalg.norm(x)) for x in (u, v)]
-        if any(abs(got - value) <= TOLERANCE for value in one_length):
-            return not_yet("divide by the product of *both* vectors' lengths (np.linalg.norm of each)")
-        if got < -1 - TOLERANCE or got > 1 + TOLERANCE:
-            return not_yet("a cosine lies between -1 and 1; yours left that range for vectors that are not unit length")
-        return not_yet(f"the cosine of a {len(u)}-d pair is off; check the formula u·v / (|u| |v|)")
-    return verdict(True, "your cosine matches u·v / (|u| |v|) for unit and non-unit vectors, 2-d and 384-d.", "")

@@ -95,25 +95,25 @@ def call_for_number(function: Callable[..., Any], *args: Any, what: str = "one n
     return float(got), None
 
 
-def first_wrong_case(
+def number_function_verdict(
     function: object, name: str, cases: Iterable[tuple[Any, ...]], reference: Callable[..., float], what: str,
-    tolerance: float,
-) -> tuple[str | None, tuple[Any, ...] | None, float]:  # fmt: skip
-    """The first case where `function(*case)` misses `reference(*case)` by more than `tolerance`.
+    tolerance: float, explain: Callable[..., str], right: str,
+) -> bool:  # fmt: skip
+    """Right when `function(*case)` is `reference(*case)` within `tolerance` on every case; else "not yet".
 
-    Returns (problem, None, nan) when the function is missing, raised or gave no single number; (None, case, its
-    value) for a wrong value the caller explains; (None, None, nan) when every case is right.
+    A missing function, an error or a result that is not one number is said as such; a wrong value is
+    explained by `explain(*case, got)` (the slip it looks like), never by printing the expected value.
     """
     problem = function_problem(function, name)
     if problem:
-        return problem, None, float("nan")
+        return not_yet(problem)
     for case in cases:
         got, error = call_for_number(function, *case, what=what)  # type: ignore[arg-type]
         if error:
-            return error, None, float("nan")
+            return not_yet(error)
         if abs(got - reference(*case)) > tolerance:
-            return None, case, got
-    return None, None, float("nan")
+            return not_yet(explain(*case, got))
+    return verdict(True, right, "")
 
 
 def function_problem(function: object, name: str) -> str | None:

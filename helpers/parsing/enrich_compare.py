@@ -17,8 +17,8 @@ import pandas as pd
 from llama_index.core import Document
 
 from helpers.chunking import chunk_documents
-from helpers.chunking.compare import dense_retriever
-from helpers.config import Settings, get_settings
+from helpers.chunking.compare import Subset, ci_subset, dense_retriever
+from helpers.config import Settings
 from helpers.corpus import DOCS_DIR, Question, course_files
 from helpers.embedding import Embedder
 from helpers.metrics import evaluate_retrieval
@@ -33,17 +33,10 @@ def email_documents() -> list[Document]:
     return [doc for path in course_files() if path.suffix == ".eml" for doc in parse(path, root=DOCS_DIR)]
 
 
-def email_subset(
-    documents: Sequence[Document],
-    questions: Sequence[Question],
-    settings: Settings | None = None,
-    n_questions: int = 8,
-    n_distractors: int = 3,
-) -> tuple[list[Document], list[Question]]:
+@ci_subset
+def email_subset(documents: Sequence[Document], questions: Sequence[Question], settings: Settings,
+                 n_questions: int = 8, n_distractors: int = 3) -> Subset:  # fmt: skip
     """Every e-mail and question in `full`; in `ci`, sampled questions, their e-mails and a few distractors."""
-    settings = settings or get_settings()
-    if settings.profile != "ci":
-        return list(documents), list(questions)
     rng = random.Random(settings.seed)
     picked = rng.sample(list(questions), min(n_questions, len(questions)))
     needed = {doc for q in picked for doc in q.evidence_docs}

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from helpers.parsing.checks import first_wrong_case, not_yet, self_check, verdict
+from helpers.parsing.checks import number_function_verdict, self_check
 from helpers.rerank.maxsim import maxsim
 
 TOLERANCE = 1e-5
@@ -50,21 +50,20 @@ def _slips(q: np.ndarray, p: np.ndarray) -> dict[str, float]:
     }
 
 
+def _maxsim_slip(q: np.ndarray, p: np.ndarray, got: float) -> str:
+    """The usual wrong formula a wrong MaxSim matches, else where to look."""
+    expected = maxsim(q, p)
+    for hint, value in _slips(q, p).items():
+        if abs(got - value) <= TOLERANCE and abs(value - expected) > TOLERANCE:
+            return hint
+    return f"off for {len(q)} query and {len(p)} passage tokens: max over passage tokens, mean over query tokens"
+
+
 @self_check
 def check_maxsim(function: MaxSim | None) -> bool:
     """Right when `function(query_vectors, passage_vectors)` equals the kit's MaxSim on seeded token matrices."""
-    problem, case, got = first_wrong_case(
-        function, "maxsim_by_hand", token_matrices(), maxsim, "one number for a (query, passage) pair", TOLERANCE
+    right = "your MaxSim equals the kit's on query and passage token matrices of several shapes."
+    what = "one number for a (query, passage) pair"
+    return number_function_verdict(
+        function, "maxsim_by_hand", token_matrices(), maxsim, what, TOLERANCE, _maxsim_slip, right
     )
-    if problem:
-        return not_yet(problem)
-    if case is not None:
-        q, p = case
-        expected = maxsim(q, p)
-        for hint, value in _slips(q, p).items():
-            if abs(got - value) <= TOLERANCE and abs(value - expected) > TOLERANCE:
-                return not_yet(hint)
-        return not_yet(
-            f"off for {len(q)} query and {len(p)} passage tokens: max over passage tokens, mean over query tokens"
-        )
-    return verdict(True, "your MaxSim equals the kit's on query and passage token matrices of several shapes.", "")
