@@ -40,10 +40,11 @@ def main() -> None:
     record = Record("story_ladder", args.out, args.smoke)
     from helpers.evaluation.story import story_corpora
 
-    if not args.smoke and len(story_corpora(settings)) < 2:
+    corpora = story_corpora(settings, split="test")
+    if not args.smoke and len(corpora) < 2:
         raise SystemExit("the real-document set is not rebuilt: run course_data/realworld/rebuild.py first")
     try:
-        rows = story_ladder(settings, split="test", n=n)
+        rows = story_ladder(settings, split="test", n=n, corpora=corpora)
     finally:
         close_all()
     table = story_table(rows)

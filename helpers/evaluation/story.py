@@ -68,11 +68,14 @@ def story_corpora(settings: Settings, split: str = "test") -> list[Corpus]:
     return [course_corpus(split, settings), *([real] if real is not None else [])]
 
 
-def story_ladder(settings: Settings, split: str = "test", n: int | None = None, progress: bool = True) -> pd.DataFrame:
+def story_ladder(
+    settings: Settings, split: str = "test", n: int | None = None, progress: bool = True,
+    corpora: Sequence[Corpus] | None = None,
+) -> pd.DataFrame:  # fmt: skip
     """One row per (corpus, rung, question): the ladder answered on each corpus's seeded sample."""
     n = n if n is not None else SAMPLE[settings.profile]
     frames = []
-    for corpus in story_corpora(settings, split):
+    for corpus in corpora if corpora is not None else story_corpora(settings, split):
         pipeline = indexed(corpus, tuning_settings(corpus, settings), progress=progress)
         questions = story_questions(corpus, n, settings.seed)
         answers = {q.id: q.answers for q in questions}
