@@ -10,21 +10,66 @@ What it leaves out: nbval's output comparison (the test command does that), the 
 
     .venv/bin/python -m bench.notebooks [--smoke] [--only 00,03] [--profile full]
 
+    .venv/bin/python -m bench.notebooks --profile full --only 06 --cold-llm-cache
+
 Results: bench/results/notebooks.json (ci) or notebooks_full.json (full), each row written as soon as it ran.
+With `--only`, the rows of the notebooks not run are kept from the file; every row carries its own date,
+commit, load average and cache state. `--cold-llm-cache` runs with an empty LLM answer cache (a student's
+first run): a temporary cache folder that links only the installed models, ONNX exports and wheels.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.common import REPO_ROOT, Record, arguments, ratio
+from bench.common import REPO_ROOT, Record, arguments, git_commit, load_average, ratio
 
 BUDGET_S = {"notebook": 240.0, "course": 1200.0}
 CELL_TIMEOUT_S = {"ci": 600, "full": 4 * 3600}  # full: notebook 08's ablation cell alone runs for an hour
+
+
+INSTALLED = ("models", "onnx", "wheels")  # what the set-up puts in the cache: kept in a cold-cache run
+
+
+def cold_cache_dir(folder: Path, cache_dir: Path) -> Path:
+    """A cache folder with the installed models linked in and no cached LLM answers, embeddings or parses."""
+    cold = folder / "cache"
+    cold.mkdir(parents=True, exist_ok=True)
+    for name in INSTALLED:
+        if (cache_dir / name).exists() and not (cold / name).exists():
+            (cold / name).symlink_to(cache_dir / name)
+    return cold
+
+
+def link_realworld_docs(data_dir: Path) -> bool:
+    """Link the rebuilt real documents (if any) into the run's data folder, as a student who rebuilt them has."""
+    source = REPO_ROOT / ".kit_data" / "realworld" / "docs"
+    if not source.is_dir():
+        return False
+    (data_dir / "realworld").mkdir(parents=True, exist_ok=True)
+    (data_dir / "realworld" / "docs").symlink_to(source)
+    return True
+
+
+def kept_rows(path: Path, wanted: list[str]) -> list[dict[str, object]]:
+    """The rows of an earlier result file for the notebooks not run this time."""
+    if not wanted or not path.exists():
+        return []
+    earlier = json.loads(path.read_text(encoding="utf-8"))
+    rows = earlier.get("rows", [])
+    for row in rows:  # rows written before rows carried their own run's facts
+        row.setdefault("date", earlier.get("date"))
+        row.setdefault("commit", earlier.get("commit"))
+        row.setdefault("load_average", [earlier["machine"]["load_average_start"][0],
+                                        earlier["machine"]["load_average_end"][0]])  # fmt: skip
+        row.setdefault("llm_cache", "warm")
+    return [row for row in rows if str(row["notebook"])[:2] not in wanted]
 
 
 def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
@@ -36,7 +81,7 @@ def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S[profile], kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})  # fmt: skip
-    start, status = time.perf_counter(), "ok"
+    start, status, load_start = time.perf_counter(), "ok", load_average()[0]
     try:
         client.execute()
     except CellExecutionError as err:
@@ -47,7 +92,9 @@ def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
         status = "kernel died"
     seconds = round(time.perf_counter() - start, 1)
     return {"notebook": path.name, "seconds": seconds, "status": status,
-            "over_budget_ratio": ratio(seconds, BUDGET_S["notebook"])}  # fmt: skip
+            "over_budget_ratio": ratio(seconds, BUDGET_S["notebook"]),
+            "date": datetime.now(UTC).isoformat(timespec="seconds"), "commit": git_commit(),
+            "load_average": [load_start, load_average()[0]]}  # fmt: skip
 
 
 def main() -> None:
@@ -56,23 +103,31 @@ def main() -> None:
     def options(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--only", default="")
         parser.add_argument("--profile", choices=tuple(CELL_TIMEOUT_S), default="ci")
+        parser.add_argument("--cold-llm-cache", action="store_true", help="start with no cached LLM answers")
 
     args = arguments(__doc__.splitlines()[0], options)
     folder = Path(tempfile.mkdtemp(prefix="kit-bench-notebooks-"))
     os.environ.update(KIT_PROFILE=args.profile, KIT_DATA_DIR=str(folder / "data"))
     os.environ.update(KIT_OUTPUT_DIR=str(folder / "reports"))
+    if args.cold_llm_cache:
+        from helpers.config import get_settings
+
+        os.environ["KIT_CACHE_DIR"] = str(cold_cache_dir(folder, get_settings().cache_dir))
+    llm_cache = "cold" if args.cold_llm_cache else "warm"
     name = "notebooks" if args.profile == "ci" else f"notebooks_{args.profile}"
     record = Record(name, args.out, args.smoke)
     record["profile"] = args.profile
     record["reader"] = os.environ.get("KIT_LLM_MODEL", "the default")
+    record["realworld_docs"] = link_realworld_docs(folder / "data")
     paths = sorted((REPO_ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     wanted = [w for w in args.only.split(",") if w] or (["00"] if args.smoke else [])
     if wanted:
         paths = [p for p in paths if p.name[:2] in wanted]
-    rows = []
+    rows = kept_rows(args.out / f"{name}.json", wanted)
     for path in paths:
-        rows.append(run_notebook(path, args.profile))
-        print(rows[-1], flush=True)
+        row = {**run_notebook(path, args.profile), "llm_cache": llm_cache}
+        print(row, flush=True)
+        rows = sorted([*rows, row], key=lambda found: str(found["notebook"]))
         record["rows"] = rows
         record.save()
     total = sum(r["seconds"] for r in rows)
