@@ -27,7 +27,7 @@ from bench import report
 from bench.common import REPO_ROOT, RESULTS_DIR
 
 ORDER = (
-    "embedding", "embedding_int8", "vector_scale", "store_scale", "ingest", "chunking", "search", "memory",
+    "waits", "embedding", "embedding_int8", "vector_scale", "store_scale", "ingest", "chunking", "search", "memory",
     "generation", "app_first_answer",
 )  # fmt: skip
 SMOKE = ("embedding", "vector_scale")  # the ones quick enough for the smoke test
@@ -39,6 +39,7 @@ def command(name: str, out: Path, smoke: bool, data_dir: Path) -> list[str]:
     if name == "app_first_answer":  # the existing script: writes bench/results/app_first_answer.json itself
         return [sys.executable, str(REPO_ROOT / "bench" / "app_first_answer.py")]
     line = [sys.executable, "-m", f"bench.{name}", "--out", str(out)] + (["--smoke"] if smoke else [])
+    line += ["--setup"] if name == "waits" and not smoke else []  # a clean clone set up with an empty HOME
     return line + (["--data-dir", str(data_dir)] if name in ("search", "memory") else [])
 
 

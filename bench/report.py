@@ -253,7 +253,14 @@ def app_first_answer(d: dict[str, Any]) -> str:
     )
 
 
+def waits(d: dict[str, Any]) -> str:
+    from bench.waits import markdown
+
+    return markdown(d).split("\n", 2)[2].strip()
+
+
 SECTIONS = {
+    "waits": ("What a user waits for, beside its floor (issue 17's table)", waits),
     "embedding": ("Embedding throughput: the kit's Embedder vs the bare forward pass", embedding),
     "embedding_int8": ("Embedding in int8 (dynamic quantisation) vs float32", embedding_int8),
     "ingest": ("Ingest of the course corpus: cold and warm, per stage", ingest),

@@ -24,6 +24,10 @@ def _prepare(args: argparse.Namespace) -> int:
         print(f"model ready: {path} ({time.perf_counter() - start:.1f} s)")
     pipeline = RAGPipeline(settings)
     try:
+        if settings.embed_backend == "onnx":  # export the packaged model once now, not at a student's first question
+            start = time.perf_counter()
+            pipeline.embedder.load()
+            print(f"embedder ready: {pipeline.embedder.model_id} ({time.perf_counter() - start:.1f} s)")
         print(f"course index: {pipeline.ingest(progress=not args.quiet)}")
     finally:
         pipeline.close()

@@ -18,3 +18,29 @@ def test_bench_smoke_writes_json_and_table(tmp_path: Path) -> None:
     assert (tmp_path / "vector_scale.png").stat().st_size > 0
     page = (tmp_path / "README.md").read_text()
     assert "embedded Qdrant vs exact numpy" in page and "QDRANT_URL" in page
+
+
+def test_the_waits_page_puts_each_wait_beside_its_floor_and_its_before() -> None:
+    """bench.waits' table from a small record: before, now, floor and now ÷ floor on every row measured."""
+    from bench.waits import BEFORE, markdown
+
+    machine = {"cpu": "cpu", "cores": 2, "load_average_start": [0.1], "load_average_end": [0.2]}
+    answer = {"prompt_tokens": 600, "answer_tokens": 20, "first_token_s": 5.0, "answer_s": 6.0, "floor_s": 4.0}
+    record = {
+        "date": "today", "commit": "abc", "machine": machine,
+        "floors": {"matmul_gflops": 100.0, "python_start_s": 0.02, "upsert_s": 3.0,
+                   "reader": {"load_s": 1.0, "prefill_tokens_per_s": 150.0, "decode_tokens_per_s": 15.0}},
+        "embedding": {"embedder": "m", "chunks_per_s": 100.0, "torch_fp32_chunks_per_s": 33.0, "speed_up": 3.03,
+                      "floor_chunks_per_s": 50.0, "ratio": 0.5},
+        "chunking": {"seconds": 0.5, "text_mb": 4.0, "s_per_mb": 0.125, "floor_s": 0.1, "ratio": 5.0},
+        "course_index": {"process_s": 12.0, "points": 1631, "floor_s": 3.02, "ratio": 3.97},
+        "folder_ingest": {"skipped": "no folder x"},
+        "answers": {"model": "reader", "rows": [{"case": "cold", **answer}, {"case": "prefix cached", **answer}]},
+        "ask": {"seconds": 15.0, "floor_s": 10.0, "ratio": 1.5},
+    }  # fmt: skip
+    page = markdown(record)
+    rows = [line for line in page.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == 7 and "no folder x" in page
+    measured = [row for row in rows if "no folder" not in row]
+    assert all(row.rstrip(" |").split("|")[-1].strip() not in ("", "None") for row in measured), page
+    assert BEFORE["course index, cold"] in page and "| 1.5 |" in page and "| 1.5 |" in rows[-1]

@@ -11,7 +11,7 @@ from helpers.config import ConfigError, load_settings, show
 
 def test_defaults_are_offline(tmp_path: Path) -> None:
     settings = load_settings(tmp_path / "absent.toml", environ={})
-    assert settings.llm_backend == "local" and settings.embed_backend == "local"
+    assert settings.llm_backend == "local" and settings.embed_backend == "onnx"
     assert settings.qdrant_url == "" and settings.qdrant_location.endswith("qdrant")
     assert settings.temperature == 0.0
 

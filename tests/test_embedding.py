@@ -93,8 +93,8 @@ def test_llamaindex_adapter_gives_the_same_vectors(settings: Settings) -> None:
 
 
 def test_int8_precision_is_its_own_model_for_the_cache(settings: Settings) -> None:
-    fp32 = Embedder(settings)
-    int8 = Embedder(settings.replace(embed_precision="int8"))
+    fp32 = Embedder(settings.replace(embed_backend="local", embed_precision="fp32"))
+    int8 = Embedder(settings.replace(embed_backend="local", embed_precision="int8"))
     assert int8.model_id == f"{fp32.model_id}@int8", "int8 vectors must never be served as float32 ones"
     a, b = fp32.embed_texts(TEXTS), int8.embed_texts(TEXTS)
     assert int8.stats["computed"] == 3 and np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)

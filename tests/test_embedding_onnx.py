@@ -57,7 +57,8 @@ def test_onnx_int8_is_close_to_fp32_but_has_its_own_cache_key(settings: Settings
     assert not np.array_equal(fp32, int8) and cosines.min() >= 0.95  # per-channel int8: ~0.99 on course chunks
     ids = {Embedder(settings.replace(**changes)).model_id for changes in BACKENDS.values()}
     assert len(ids) == 3, "torch fp32 and ONNX fp32 share a key (same vectors); each int8 has its own"
-    assert Embedder(settings.replace(embed_backend="onnx")).model_id == Embedder(settings).model_id
+    onnx_fp32, torch_fp32 = ({"embed_backend": b, "embed_precision": "fp32"} for b in ("onnx", "local"))
+    assert Embedder(settings.replace(**onnx_fp32)).model_id == Embedder(settings.replace(**torch_fp32)).model_id
 
 
 def test_the_setting_switches_the_backend(settings: Settings) -> None:
@@ -91,7 +92,7 @@ def test_missing_onnxruntime_gives_a_clear_message(settings: Settings, monkeypat
 
 
 def test_sorting_by_length_changes_the_padding_not_the_vectors(settings: Settings) -> None:
-    model = Embedder(settings.replace(embed_backend="onnx"), use_cache=False).load()
+    model = Embedder(settings.replace(embed_backend="onnx", embed_precision="fp32"), use_cache=False).load()
     sorted_vectors = model.encode(TEXTS, batch_size=2)
     model.sort_by_length = False
     assert np.allclose(model.encode(TEXTS, batch_size=2), sorted_vectors, atol=1e-5)
@@ -106,3 +107,13 @@ def test_time_embedders_reports_a_ratio_to_the_first() -> None:
     table = time_embedders(["a", "b"], {"first": Fake(), "second": Fake()}, rounds=1)
     assert list(table.index) == ["first", "second"] and table.loc["first", "× first"] == 1.0
     assert set(table.columns) >= {"chunks/s", "seconds"} and len(table.attrs["load average"]) == 3
+
+
+def test_an_int8_vector_depends_on_its_text_alone(settings: Settings) -> None:
+    model = Embedder(settings.replace(embed_backend="onnx", embed_precision="int8"), use_cache=False).load()
+    together = model.encode(TEXTS, batch_size=len(TEXTS))
+    alone = np.vstack([model.encode([text]) for text in TEXTS])
+    assert model.runs_alone and np.allclose(together, alone, atol=1e-6), "batch-mates must not move a vector"
+    model.precision = "fp32-for-the-test"  # batched int8 runs, to show why: its batch-mates move each vector
+    batched = model.encode(TEXTS, batch_size=len(TEXTS))
+    assert np.sum(batched * alone, axis=1).min() < 0.9999

@@ -10,6 +10,7 @@ import pytest
 
 from helpers.config import Settings, get_settings
 from helpers.embedding import Embedder, EmbeddingCache
+from helpers.embedding.build_seed import SEEDED
 from helpers.embedding.seed import SeedVectors, course_embed_texts, seed_path, write_seed
 
 REGENERATE = ".venv/bin/python -m helpers.embedding.build_seed"
@@ -31,8 +32,9 @@ def settings(tmp_settings: Settings, tmp_path: Path) -> Settings:
     return tmp_settings.replace(cache_dir=tmp_path / "cache")
 
 
-def test_the_shipped_vectors_cover_exactly_the_course_chunks(course_texts: list[str]) -> None:
-    model = Settings().embed_model
+@pytest.mark.parametrize("embedder", SEEDED, ids=["default", "torch-fp32"])
+def test_the_shipped_vectors_cover_exactly_the_course_chunks(course_texts: list[str], embedder: dict) -> None:
+    model = Embedder(Settings().replace(**embedder)).model_id
     seed = SeedVectors.load(model)
     assert seed is not None, f"{seed_path(model)} is missing or damaged; regenerate it: {REGENERATE}"
     wanted = {EmbeddingCache.key(model, text) for text in course_texts}
@@ -43,7 +45,11 @@ def test_the_shipped_vectors_cover_exactly_the_course_chunks(course_texts: list[
     )
 
 
-def test_the_shipped_vectors_are_the_models_vectors(course_texts: list[str], settings: Settings) -> None:
+@pytest.mark.parametrize("embedder", SEEDED, ids=["default", "torch-fp32"])
+def test_the_shipped_vectors_are_the_models_vectors(
+    course_texts: list[str], settings: Settings, embedder: dict
+) -> None:
+    settings = settings.replace(**embedder)
     sample = course_texts[:: max(1, len(course_texts) // 8)][:8]
     computed = Embedder(settings, seed_dir=None).embed_texts(sample)
     seeded = Embedder(settings.replace(cache_dir=settings.cache_dir / "other")).embed_texts(sample)

@@ -1,8 +1,10 @@
 """Regenerate the shipped course vectors: `python -m helpers.embedding.build_seed`.
 
 What it does: embeds the course corpus under the default model and chunking with the `Embedder` (its cache
-serves what it already has) and writes the seed file `seed.py` reads. It is its own module because it needs
-the embedder, and the embedder reads the seed: apart, neither imports the other in a circle.
+serves what it already has) and writes the seed file `seed.py` reads: one for the default embedder (ONNX
+int8) and one for torch float32 (`embed_backend = "local"`, the fallback where ONNX Runtime is missing).
+It is its own module because it needs the embedder, and the embedder reads the seed: apart, neither imports
+the other in a circle.
 What it leaves out: checking a seed (`SeedVectors.load` does that) and other corpora.
 """
 
@@ -17,12 +19,15 @@ from helpers.embedding.cache import EmbeddingCache
 from helpers.embedding.embedder import Embedder
 from helpers.embedding.seed import SEED_DIR, course_embed_texts, write_seed
 
+SEEDED = ({}, {"embed_backend": "local", "embed_precision": "fp32"})  # the default, and torch float32
 
-def build_seed(settings: Settings | None = None, folder: Path = SEED_DIR) -> tuple[Path, int]:
+
+def build_seed(settings: Settings | None = None, folder: Path = SEED_DIR, **embedder: str) -> tuple[Path, int]:
     """Embed the course corpus under the default model and chunking (the cache serves what it has); write the seed."""
     defaults = Settings()  # the seed is for what a fresh machine builds: the default chunking and model
     settings = (settings or get_settings()).replace(
-        embed_backend=defaults.embed_backend,
+        embed_backend=embedder.get("embed_backend", defaults.embed_backend),
+        embed_precision=embedder.get("embed_precision", defaults.embed_precision),
         embed_model=defaults.embed_model,
         chunk_strategy=defaults.chunk_strategy,
         chunk_size=defaults.chunk_size,
@@ -37,10 +42,11 @@ def build_seed(settings: Settings | None = None, folder: Path = SEED_DIR) -> tup
 
 def main() -> int:
     """`python -m helpers.embedding.build_seed`: regenerate the shipped course vectors."""
-    start = time.perf_counter()
-    path, count = build_seed()
-    size_mb = path.stat().st_size / 1e6
-    print(f"wrote {path} ({count} vectors, {size_mb:.2f} MB) in {time.perf_counter() - start:.0f} s; commit it")
+    for embedder in SEEDED:
+        start = time.perf_counter()
+        path, count = build_seed(**embedder)
+        size_mb = path.stat().st_size / 1e6
+        print(f"wrote {path} ({count} vectors, {size_mb:.2f} MB) in {time.perf_counter() - start:.0f} s; commit it")
     return 0
 
 

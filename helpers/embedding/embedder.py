@@ -77,13 +77,14 @@ class Embedder:
         ONNX float32 shares the torch key: its vectors equal torch's to ~1e-6 of cosine, far inside the float16
         rounding of the shipped vectors (~1e-3), so either backend may serve the other's. int8 vectors differ
         (cosine to float32 down to ~0.9), and torch's and ONNX Runtime's quantisations differ from each other:
-        each has its own keys and no shipped seed.
+        each has its own keys. The default, ONNX int8, has its own shipped seed (the export is deterministic).
         """
         if self.backend == "openai":
             return f"openai:{self.settings.openai_base_url or 'api.openai.com'}:{self.model_name}"
         if self.settings.embed_precision != "fp32":
             prefix = "onnx-" if self.backend == "onnx" else ""
-            return f"{self.model_name}@{prefix}{self.settings.embed_precision}"
+            alone = "-alone" if self.backend == "onnx" else ""  # one text per run (OnnxEmbedder.runs_alone)
+            return f"{self.model_name}@{prefix}{self.settings.embed_precision}{alone}"
         return self.model_name
 
     @property
