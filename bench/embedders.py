@@ -155,7 +155,8 @@ def markdown(record: dict[str, Any], corpora: list[str], retriever: str) -> str:
         f"{record['date']}, commit {record['commit']}, {machine['cpu']}, {machine['cores']} cores; load average "
         f"{machine['load_average_start']} at the start, {machine['load_average_end']} at the end. Speed: "
         f"{record['timed_chunks']} course chunks of {record['mean_word_pieces']} word pieces on average, batch "
-        f"{record['batch']}, fastest of {record['rounds']} alternating rounds after a warm-up; ONNX Runtime and torch "
+        f"{record['batch']} (ONNX int8: one text per run, so a vector depends on its text alone), fastest of "
+        f"{record['rounds']} alternating rounds after a warm-up; ONNX Runtime and torch "
         f"on {record['threads']} threads. Floor: a 1024² float32 matmul ran at {record['matmul_gflops']} GFLOP/s "
         "(best of start and end of the run); GFLOP/s counts MiniLM's useful operations (no padding).",
         f"Recall@5: gold evidence, {record['questions']} (course dev / real dev) questions, every chunk searched.",
