@@ -6,16 +6,23 @@ prompts of ~700 tokens (the `short` mode's system prompt, four numbered course p
 first prompt runs with an empty KV cache (cold); the next two share only the fixed system prompt with the one
 before, which llama-cpp-python serves from its KV cache (the cached prefix). The floor, measured in the same
 run: the FLOPs of one prefill (2 x parameters x prompt tokens) at the speed of a 1024² float32 matmul here.
-What it leaves out: re-quantising the GGUF (quality has to be re-measured with it), GPU offload, threads
-other than the kit's setting.
+`--requantise q4_0,q4_k_s` also writes re-quantised copies of each reader (llama.cpp's own quantiser, from the
+shipped Q4_K_M: its q6_K tensors are the ones llama.cpp cannot repack for AVX2) into a temporary folder and
+times them with the default flags; their F1 has to be measured before one could ship (`bench.realworld
+answers --setups '{"name": {"llm_gguf": "<path>"}}'`). What it leaves out: GPU offload, threads other than
+the kit's setting.
 
     .venv/bin/python -m bench.llama_flags [--smoke] [--models qwen2.5-coder-0.5b,qwen2.5-coder-1.5b]
+                                          [--requantise q4_0,q4_k_s] [--keep DIR]
 """
 
 from __future__ import annotations
 
+import ctypes
 import statistics
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +44,21 @@ QUESTIONS = (
     "When is the last day to drop a class?",
 )
 MAX_TOKENS = 24
+FTYPES = {"q4_0": 2, "q4_k_s": 14}  # llama_cpp.LLAMA_FTYPE_MOSTLY_*
+
+
+def requantise(source: str, kind: str, folder: Path) -> tuple[Path, float]:
+    """A copy of the GGUF `source` re-quantised to `kind` by llama.cpp (allowed from an already quantised file)."""
+    import llama_cpp
+
+    target = folder / f"{Path(source).stem}-{kind}.gguf"
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype, params.allow_requantize, params.nthread = FTYPES[kind], True, 2
+    start = time.perf_counter()
+    failed = llama_cpp.llama_model_quantize(source.encode(), str(target).encode(), ctypes.byref(params))
+    if failed:
+        raise RuntimeError(f"llama.cpp could not re-quantise {source} to {kind} (code {failed})")
+    return target, round(time.perf_counter() - start, 1)
 
 
 def matmul_seconds_per_gflop(size: int = 1024, repeats: int = 10) -> float:
@@ -100,14 +122,24 @@ def main() -> None:
 
     def options(parser: Any) -> None:
         parser.add_argument("--models", default="qwen2.5-coder-0.5b,qwen2.5-coder-1.5b")
+        parser.add_argument("--requantise", default="", help=f"comma-separated, from {', '.join(FTYPES)}")
+        parser.add_argument("--flags", default="", help="only the flag sets whose name starts with one of these")
+        parser.add_argument("--keep", type=Path, default=None, help="folder for the re-quantised files (kept)")
 
     args = arguments(__doc__.splitlines()[0], options)
     from helpers.config import get_settings
     from helpers.models import llm_gguf_path
 
-    record = Record("llama_flags", args.out, args.smoke)
+    kinds = [k for k in args.requantise.split(",") if k]
+    # with --requantise: its own result file, the shipped file timed with the defaults beside each copy
+    record = Record("llama_requantised" if kinds else "llama_flags", args.out, args.smoke)
     models = ["smollm2-135m"] if args.smoke else args.models.split(",")
     flag_sets = dict(list(FLAG_SETS.items())[:2]) if args.smoke else FLAG_SETS
+    if args.flags or kinds:
+        wanted = tuple(args.flags.split(",")) if args.flags else ("llama-cpp-python defaults",)
+        flag_sets = {k: v for k, v in flag_sets.items() if k.startswith(wanted)}
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="kit-bench-requantised-"))
+    folder.mkdir(parents=True, exist_ok=True)
     texts, rows = passages(60), []
     floor_before = matmul_seconds_per_gflop()
     for model in models:
@@ -117,6 +149,15 @@ def main() -> None:
         prompts = [prompt_of_size(counter, texts[i * 12 :], 700, q) for i, q in enumerate(QUESTIONS)]
         for name, flags in flag_sets.items():
             row = {"model": model, "flags": name, **measure_flags(path, settings.llm_threads, flags, prompts)}
+            rows.append(row)
+            print(row, flush=True)
+            record["rows"] = rows
+            record.save()
+        for kind in kinds:
+            copy, seconds = requantise(path, kind, folder)
+            row = {"model": f"{model} re-quantised to {kind}", "flags": "defaults", "file": str(copy),
+                   "requantise_s": seconds, "mb": round(copy.stat().st_size / 1e6),
+                   **measure_flags(str(copy), settings.llm_threads, {}, prompts)}  # fmt: skip
             rows.append(row)
             print(row, flush=True)
             record["rows"] = rows
