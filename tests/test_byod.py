@@ -146,3 +146,14 @@ def test_eval_command_refuses_an_unknown_configuration(tmp_path: Path, capsys) -
 def test_eval_command_reports_a_bad_questions_file_without_a_traceback(tmp_path: Path, capsys) -> None:
     assert main(["eval", "--docs", str(tmp_path), "--questions", str(tmp_path / "none.csv")]) == 1
     assert "error: questions file" in capsys.readouterr().err
+
+
+def test_a_folder_past_the_local_mode_limit_is_told_what_to_switch_to(tmp_settings: Settings) -> None:
+    from helpers.byod.ingest import LOCAL_MODE_LIMIT, store_advice
+
+    local = tmp_settings.replace(store_backend="local", qdrant_url="")
+    assert store_advice(LOCAL_MODE_LIMIT, local) == ""
+    advice = store_advice(LOCAL_MODE_LIMIT + 1, local)
+    assert "KIT_STORE_BACKEND=edge" in advice and "QDRANT_URL" in advice
+    assert store_advice(10 * LOCAL_MODE_LIMIT, local.replace(store_backend="edge")) == ""
+    assert store_advice(10 * LOCAL_MODE_LIMIT, local.replace(qdrant_url="http://localhost:6333")) == ""
