@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.realworld retrieval            # chunking x retrieval grid, no LLM (dev)
     .venv/bin/python -m bench.realworld answers --limit 30   # reader set-ups on the dev splits (LLM, long)
     .venv/bin/python -m bench.realworld final --limit 40     # old vs new defaults on the test splits
+    .venv/bin/python -m bench.realworld budget --limit 20    # F1 against prompt tokens: the context budget (dev)
 
 Each stage prints its table (one column per corpus) and writes `bench/results/realworld_<stage>.{csv,json}`.
 The real set is rebuilt first (`course_data/realworld/README.md`); without it only the course column is filled.
@@ -61,6 +62,10 @@ RETRIEVALS: dict[str, dict[str, Any]] = {
     "bm25": dict(retriever="bm25"),
 }
 TOP_KS = (3, 4, 5, 6, 8)
+BUDGETS: dict[str, dict[str, Any]] = {  # eight chunks retrieved, the context cut to a budget (lowest ranks go first)
+    "defaults (k 4, budget 1500)": {},
+    **{f"k 8, budget {tokens}": dict(top_k=8, context_tokens=tokens) for tokens in (300, 600, 1000)},
+}
 
 
 CORPORA = ("course", "real")
@@ -149,7 +154,7 @@ def write(record: Record, frame: pd.DataFrame, extra: dict[str, Any] | None = No
 def main(argv: list[str] | None = None) -> int:
     """Run one stage, print its table, write its results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("retrieval", "answers", "final"))
+    parser.add_argument("stage", choices=("retrieval", "answers", "final", "budget"))
     parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
     parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
     parser.add_argument("--chunkings", default="", help="comma-separated names of CHUNKINGS (retrieval; default all)")
@@ -170,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         print(side_by_side(frame.to_dict("records"), "answer in context").to_string())
         return 0
     setups = json.loads(args.setups) if args.setups else {"old defaults": OLD_DEFAULTS, "settings": {}}
-    split = "dev" if args.stage == "answers" else "test"
+    setups = BUDGETS if args.stage == "budget" and not args.setups else setups
+    split = "test" if args.stage == "final" else "dev"
     extra = {"split": split, "limit": args.limit, "setups": setups}
     frame = answer_stage(base, setups, split, args.limit, names, record, extra)
     for metric in ("F1", "EM", "answer in context", "s / answer"):

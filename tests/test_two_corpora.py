@@ -79,3 +79,20 @@ class _FakeReader:
 
     def close(self) -> None:
         self.closed = True
+
+
+def test_budget_verdict_takes_the_fewest_tokens_within_the_tolerance_on_every_corpus() -> None:
+    from helpers.evaluation.two_corpora import budget_verdict
+
+    rows = pd.DataFrame(
+        [  # set-up, corpus, F1, prompt tokens
+            ("big", "course", 0.60, 1200), ("big", "real", 0.60, 1100),
+            ("mid", "course", 0.59, 700), ("mid", "real", 0.59, 650),
+            ("small", "course", 0.61, 400), ("small", "real", 0.50, 380),  # loses on one corpus: never chosen
+        ],
+        columns=["set-up", "corpus", "F1", "prompt tokens"],
+    )  # fmt: skip
+    verdict = budget_verdict(rows, tolerance=0.02)
+    assert verdict.attrs["chosen"] == "mid"
+    assert not verdict.loc["small", "within 0.02 of the best F1"] and verdict.loc["big", "within 0.02 of the best F1"]
+    assert budget_verdict(rows, tolerance=0.0).attrs["chosen"] == ""

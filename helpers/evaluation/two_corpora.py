@@ -272,6 +272,22 @@ def plot_answer_tradeoff(rows: pd.DataFrame, x: str = "s / answer", y: str = "F1
     return fig
 
 
+def budget_verdict(rows: pd.DataFrame, tolerance: float = 0.02) -> pd.DataFrame:
+    """Per set-up: F1 and prompt tokens on each corpus, and whether its F1 is within `tolerance` of the best on
+    every corpus; `attrs["chosen"]` is the one with the fewest prompt tokens among those (the context budget)."""
+    table = rows.pivot_table(index="set-up", columns="corpus", values=["F1", "prompt tokens"], sort=False)
+    verdict = pd.DataFrame(index=table.index)
+    for corpus in table["F1"].columns:
+        verdict[f"F1 {corpus}"] = table["F1"][corpus]
+        verdict[f"prompt tokens {corpus}"] = table["prompt tokens"][corpus]
+    best = table["F1"].max()
+    verdict[f"within {tolerance} of the best F1"] = (table["F1"] >= best - tolerance).all(axis=1)
+    verdict["mean prompt tokens"] = table["prompt tokens"].mean(axis=1)
+    keep = verdict[verdict[f"within {tolerance} of the best F1"]]
+    verdict.attrs["chosen"] = str(keep["mean prompt tokens"].idxmin()) if len(keep) else ""
+    return verdict.round(3)
+
+
 def reader_verdict(rows: pd.DataFrame, small: str, large: str, max_slowdown: float = 2.5) -> pd.DataFrame:
     """Per corpus: both readers' F1 and seconds per answer, the slowdown, and whether the larger one should answer.
 
