@@ -156,6 +156,20 @@ def use_data_dir(folder: Path | None) -> Path:
     return folder
 
 
+INSTALLED = ("models", "onnx", "wheels")  # what set-up leaves in the kit's cache
+
+
+def cache_as_after_setup(folder: Path, cache_dir: Path) -> Path:
+    """`folder`/cache: a cache as set-up leaves it (models, ONNX exports, wheels linked from `cache_dir`) and
+    nothing else: no cached LLM answers, embeddings or parses."""
+    cache = folder / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    for name in INSTALLED:
+        if (cache_dir / name).exists() and not (cache / name).exists():
+            (cache / name).symlink_to(cache_dir / name)
+    return cache
+
+
 def ensure_index(pipeline: Any) -> dict[str, object]:
     """Ingest the course corpus into the pipeline's (benchmark) data folder if it is empty; what it took."""
     start = time.perf_counter()

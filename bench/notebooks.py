@@ -28,23 +28,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.common import REPO_ROOT, Record, arguments, git_commit, load_average, ratio
+from bench.common import REPO_ROOT, Record, arguments, cache_as_after_setup, git_commit, load_average, ratio
 
 BUDGET_S = {"notebook": 240.0, "course": 1200.0}
 CELL_TIMEOUT_S = {"ci": 600, "full": 4 * 3600}  # full: notebook 08's ablation cell alone runs for an hour
-
-
-INSTALLED = ("models", "onnx", "wheels")  # what the set-up puts in the cache: kept in a cold-cache run
-
-
-def cold_cache_dir(folder: Path, cache_dir: Path) -> Path:
-    """A cache folder with the installed models linked in and no cached LLM answers, embeddings or parses."""
-    cold = folder / "cache"
-    cold.mkdir(parents=True, exist_ok=True)
-    for name in INSTALLED:
-        if (cache_dir / name).exists() and not (cold / name).exists():
-            (cold / name).symlink_to(cache_dir / name)
-    return cold
 
 
 def link_realworld_docs(data_dir: Path) -> bool:
@@ -112,7 +99,7 @@ def main() -> None:
     if args.cold_llm_cache:
         from helpers.config import get_settings
 
-        os.environ["KIT_CACHE_DIR"] = str(cold_cache_dir(folder, get_settings().cache_dir))
+        os.environ["KIT_CACHE_DIR"] = str(cache_as_after_setup(folder, get_settings().cache_dir))
     llm_cache = "cold" if args.cold_llm_cache else "warm"
     name = "notebooks" if args.profile == "ci" else f"notebooks_{args.profile}"
     record = Record(name, args.out, args.smoke)

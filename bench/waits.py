@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import REPO_ROOT, Record, arguments, ratio
+from bench.common import REPO_ROOT, Record, arguments, cache_as_after_setup, ratio
 from bench.embedders import matmul_gflops, minilm_flops
 
 BEFORE = {  # issue 17's table, measured before the work (2026-11-23)
@@ -51,16 +51,11 @@ BEFORE = {  # issue 17's table, measured before the work (2026-11-23)
     "ask from a cold process": "~60 s",
 }
 QUESTIONS = 3  # gold dev questions answered for the answer row
-INSTALLED = ("models", "onnx")  # what set-up leaves in the cache: linked into the fresh cache folders
 
 
 def fresh_env(folder: Path, cache_dir: Path) -> dict[str, str]:
     """Environment of a fresh machine after set-up: new data and cache folders, the installed models linked."""
-    cache = folder / "cache"
-    cache.mkdir(parents=True, exist_ok=True)
-    for name in INSTALLED:
-        if (cache_dir / name).exists() and not (cache / name).exists():
-            (cache / name).symlink_to(cache_dir / name)
+    cache = cache_as_after_setup(folder, cache_dir)
     return {**os.environ, "KIT_DATA_DIR": str(folder / "data"), "KIT_CACHE_DIR": str(cache),
             "PYTHONPATH": str(REPO_ROOT)}  # fmt: skip
 
