@@ -122,6 +122,19 @@ def bare_upsert_s(points: int, dimension: int = 384) -> float:
     return round(seconds, 2)
 
 
+def word_pieces(texts: list[str]) -> list[int]:
+    """Word pieces MiniLM reads for each text (its own tokenizer, truncated at its maximum, special tokens in)."""
+    from tokenizers import Tokenizer
+
+    from helpers.embedding.onnx_model import max_length
+    from helpers.models import embedder_path
+
+    tokenizer = Tokenizer.from_file(str(embedder_path() / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length(embedder_path()))
+    return [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
+
+
 def embedding_row(settings: Any, texts: list[str], gflops: float) -> dict[str, Any]:
     """The default embedder's chunks/s beside MiniLM torch fp32 and MiniLM's useful FLOPs at the matmul rate."""
     from helpers.embedding.backends import backend_embedder, time_embedders
@@ -130,7 +143,7 @@ def embedding_row(settings: Any, texts: list[str], gflops: float) -> dict[str, A
     default = Embedder(settings, use_cache=False, seed_dir=None)
     default.load()
     table = time_embedders(texts, {"torch fp32": backend_embedder("torch fp32", settings), "default": default})
-    pieces = default.load().word_pieces(texts) if hasattr(default.load(), "word_pieces") else [150] * len(texts)
+    pieces = word_pieces(texts)
     floor_rate = gflops * 1e9 / (minilm_flops(pieces) / len(texts))
     rate = float(table.loc["default", "chunks/s"])
     return {"embedder": default.model_id, "chunks": len(texts), "chunks_per_s": round(rate, 1),
@@ -176,7 +189,7 @@ def answer_rows(settings: Any, floor: dict[str, float], count: int = QUESTIONS) 
     questions = [q for q in load_gold("dev") if q.answerable][: 2 * count]
     pipeline = RAGPipeline(settings)
     pipeline.ingest(progress=False)
-    pipeline.__dict__["llm"] = make_llm(settings, cache=False)
+    pipeline.llm = make_llm(settings, cache=False)  # the model must really answer: no answer cache
     rows = []  # cold: the KV cache reset before each; then other questions, each after the one before (as the app)
     for case, asked in (("cold", questions[:count]), ("prefix cached", questions[count:])):
         for question in asked:
