@@ -207,7 +207,7 @@ class OnnxEmbedder:
         self.threads = threads or min(os.cpu_count() or 1, 8)
         # int8 runs one text at a time (`runs_alone`): then `threads` texts run side by side on one-thread runs,
         # which on 2 cores beat one text on two threads (136 vs 96-109 chunks/s); float32 batches on all threads
-        self.workers = self.threads if precision == "int8" else 1
+        self.workers = self.threads if self.runs_alone else 1
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1 if self.workers > 1 else self.threads
         options.inter_op_num_threads = 1
