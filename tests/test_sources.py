@@ -101,7 +101,7 @@ def test_profiles_live_in_qdrant_as_payload_only_points(pipeline) -> None:
     from helpers.sources import ProfileStore
 
     profiles = load_profiles()
-    store = ProfileStore(pipeline.store.client)
+    store = ProfileStore(pipeline)
     assert store.ingest(profiles) == len(profiles) == store.ingest(profiles)  # a re-run overwrites
     assert all(store.get(sid) == profile for sid, profile in profiles.items())
     assert store.get("nobody") is None
@@ -174,7 +174,7 @@ def test_the_assistant_follows_the_plan_and_the_scope(pipeline, tiny_corpus) -> 
     students, rows, fake = StudentDocs(pipeline), schedule_rows(), FakeAnswerLLM()
     students.ingest()
     schedule = store_rows(pipeline, rows)
-    profiles = ProfileStore(pipeline.store.client)
+    profiles = ProfileStore(pipeline)
     profiles.ingest(load_profiles())
     assistant = SourcesAssistant(pipeline, students, schedule, profiles, fake, rows)
     vague = assistant.answer("How much is it?", "s01", FixedPlanner("ask_followup"))

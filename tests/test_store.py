@@ -139,3 +139,45 @@ def test_embedded_store_writes_in_wal_mode(tmp_path: Path) -> None:
     store.client.close()
     files = list((tmp_path / "q").rglob("storage.sqlite"))
     assert files and sqlite3.connect(files[0]).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_students_side_collections_on_a_shared_server_carry_their_name() -> None:
+    from helpers.config import Settings
+    from helpers.store import class_collection
+
+    alice = Settings(qdrant_url="http://qdrant.example.edu:6333", collection="alice")
+    assert class_collection("notes", alice) == "alice__notes"
+    assert class_collection("alice", alice) == "alice"  # the student's own course collection
+    assert class_collection("alice__notes", alice) == "alice__notes"  # never prefixed twice
+    assert class_collection("x", alice.replace(collection="alice__notes")) == "alice__x"
+    assert class_collection("notes", Settings(collection="alice")) == "notes"  # embedded: a folder of one's own
+    assert class_collection("notes", alice.replace(collection="course")) == "notes"  # one user on a server
+
+
+def test_dropping_on_a_shared_server_deletes_only_the_students_own_copy() -> None:
+    from qdrant_client import models
+
+    from helpers.config import Settings
+    from helpers.store import drop_collection
+
+    client = QdrantClient(location=":memory:")  # stands in for the server: the name is what is under test
+    for name in ("notes", "alice__notes"):
+        client.create_collection(name, vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
+    alice = Settings(qdrant_url="http://qdrant.example.edu:6333", collection="alice")
+    drop_collection("notes", alice, client=client)
+    assert [c.name for c in client.get_collections().collections] == ["notes"]
+
+
+def test_a_folder_and_a_tuning_run_get_the_students_prefix_on_a_shared_server(tmp_path: Path) -> None:
+    from helpers.byod import folder_settings
+    from helpers.config import Settings
+    from helpers.evaluation.two_corpora import Corpus, tuning_settings
+
+    alice = Settings(qdrant_url="http://qdrant.example.edu:6333", collection="alice")
+    (tmp_path / "My Notes").mkdir()
+    (tmp_path / "alice").mkdir()
+    assert folder_settings(tmp_path / "My Notes", alice).collection == "alice__my_notes"
+    assert folder_settings(tmp_path / "alice", alice).collection == "alice__alice_folder"
+    assert folder_settings(tmp_path / "My Notes", Settings()).collection == "my_notes"
+    tuned = tuning_settings(Corpus("real", tmp_path, ()), alice)
+    assert tuned.collection.startswith("alice__tune_real_")

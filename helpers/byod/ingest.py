@@ -20,6 +20,7 @@ from typing import Any
 from helpers.config import Settings, get_settings
 from helpers.corpus.questions import ByodError
 from helpers.pipeline import IngestReport, RAGPipeline
+from helpers.store import class_collection
 
 COURSE_COLLECTION = Settings().collection  # the default name, kept for the course corpus
 LOCAL_MODE_LIMIT = 20_000  # points past which local mode's brute-force search passes 30 ms here (bench/store_scale)
@@ -45,9 +46,11 @@ def collection_name(folder: str | Path) -> str:
 def folder_settings(folder: str | Path, settings: Settings | None = None) -> Settings:
     """The settings for one folder: its own collection, its own embedded Qdrant folder, no course synonyms."""
     settings = settings or get_settings()
+    name = collection_name(folder)
+    name = f"{name}_folder" if name == settings.collection else name  # a folder called "alice" beside KIT_COLLECTION
     return settings.replace(
         corpus_dir=Path(folder).resolve(),
-        collection=collection_name(folder),
+        collection=class_collection(name, settings),  # "alice__notes" on a class's shared server
         data_dir=settings.data_dir / "byod",  # unused with a Qdrant server (QDRANT_URL): only the name matters
         query_expansion=False,  # course_data/synonyms.csv knows course words, not yours
     )

@@ -72,7 +72,9 @@ def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any
     """The settings of one set-up on one corpus: its own collection per chunking, apart from the course index."""
     settings = (base or get_settings()).replace(**changes)
     chunking = "_".join(str(getattr(settings, key)) for key in CHUNK_KEYS).replace("-", "m")
-    collection = f"tune_{corpus.name}_{chunking}"
+    from helpers.store import class_collection
+
+    collection = class_collection(f"tune_{corpus.name}_{chunking}", settings)
     return settings.replace(
         corpus_dir=corpus.folder,
         collection=collection,

@@ -21,7 +21,7 @@ from qdrant_client import models
 
 from helpers.config import REPO_ROOT
 from helpers.parsing import parse
-from helpers.store import Hit, KitStore
+from helpers.store import Hit, KitStore, class_collection
 
 SCHEDULE = REPO_ROOT / "course_data" / "docs" / "tables" / "class_schedule.html"
 COLLECTION = "nb11_schedule"
@@ -45,7 +45,8 @@ def schedule_rows() -> list[dict[str, object]]:
 
 def store_rows(pipeline, rows: Sequence[dict[str, object]], collection: str = COLLECTION) -> KitStore:
     """One point per row (embedded sentence + payload fields), idempotent."""
-    store = KitStore(pipeline.store.client, collection, pipeline.embedder.dimension)
+    name = class_collection(collection, pipeline.settings)  # a student's own on a class's shared server
+    store = KitStore(pipeline.store.client, name, pipeline.embedder.dimension)
     texts = [", ".join(f"{k} {'/'.join(v) if isinstance(v, list) else v}" for k, v in row.items()) for row in rows]
     nodes = [
         TextNode(id_=str(uuid.uuid5(uuid.NAMESPACE_URL, text)), text=text,

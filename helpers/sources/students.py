@@ -25,7 +25,7 @@ from qdrant_client import models
 from helpers.chunking import chunk_for_settings
 from helpers.config import REPO_ROOT
 from helpers.parsing import parse_folder
-from helpers.store import Hit, KitStore
+from helpers.store import Hit, KitStore, class_collection
 
 STUDENTS_DIR = REPO_ROOT / "course_data" / "students"
 COLLECTION = "nb11_students"
@@ -70,7 +70,8 @@ class StudentDocs:
 
     def __init__(self, pipeline, folder: Path = STUDENTS_DIR, collection: str = COLLECTION) -> None:
         self.pipeline, self.folder = pipeline, folder
-        self.store = KitStore(pipeline.store.client, collection, pipeline.embedder.dimension)
+        name = class_collection(collection, pipeline.settings)  # a student's own on a class's shared server
+        self.store = KitStore(pipeline.store.client, name, pipeline.embedder.dimension)
 
     def ingest(self) -> int:
         """Parse, chunk, embed and store every student's documents (idempotent); returns the point count."""
@@ -93,10 +94,10 @@ class StudentDocs:
 class ProfileStore:
     """The profiles as payload-only Qdrant points, one per student, fetched by id."""
 
-    def __init__(self, client: Any, collection: str = PROFILE_COLLECTION) -> None:
-        self.client, self.collection = client, collection
-        if not client.collection_exists(collection):
-            client.create_collection(collection, vectors_config={})
+    def __init__(self, pipeline: Any, collection: str = PROFILE_COLLECTION) -> None:
+        self.client, self.collection = pipeline.store.client, class_collection(collection, pipeline.settings)
+        if not self.client.collection_exists(self.collection):
+            self.client.create_collection(self.collection, vectors_config={})
 
     @staticmethod
     def point_id(student_id: str) -> str:

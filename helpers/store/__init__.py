@@ -14,6 +14,7 @@ vectors and fusion (`helpers.retrieval`).
 
 from helpers.store.client import (
     StoreError,
+    class_collection,
     connect,
     drop_collection,
     enable_fast_local_writes,
@@ -34,6 +35,7 @@ __all__ = [
     "KitStore",
     "SharedLocal",
     "StoreError",
+    "class_collection",
     "connect",
     "drop_collection",
     "enable_fast_local_writes",

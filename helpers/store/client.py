@@ -6,7 +6,9 @@ says what to do. The embedded folder is opened through `shared.SharedLocal`, whi
 writing, so several kernels can use the same course index at once; with `store_backend = "edge"` it is a
 folder of qdrant-edge shards instead (`edge.EdgeLocal`, Qdrant's Rust engine in-process, leased between
 kernels). `enable_fast_local_writes` is the one tuning local mode needs: it commits one SQLite transaction
-per point, and WAL mode makes each commit cheap (measured in notebook 04).
+per point, and WAL mode makes each commit cheap (measured in notebook 04). `class_collection` keeps a class on
+one shared server apart: with `QDRANT_URL` and a student's own `KIT_COLLECTION`, every other collection the kit
+makes (a folder's, notebook 11's) is prefixed with that name, so no student reads or drops another's.
 What it leaves out: collections and points (see `collection.py`).
 """
 
@@ -22,6 +24,18 @@ from helpers.config import Settings, get_settings
 from helpers.store.shared import SharedLocal, StoreError
 
 CONNECT_TIMEOUT_S = 10  # a Qdrant server that does not answer within this is reported, not waited on
+COURSE_COLLECTION = Settings().collection  # the default name: one user, nothing to keep apart
+OWNER_SEPARATOR = "__"
+
+
+def class_collection(name: str, settings: Settings | None = None) -> str:
+    """`name` as this student's own on a shared server ("alice__notes" for KIT_COLLECTION=alice), else `name`."""
+    settings = settings or get_settings()
+    owner = settings.collection.split(OWNER_SEPARATOR)[0]
+    shared = settings.qdrant_url and owner != COURSE_COLLECTION
+    if not shared or name == owner or name.startswith(owner + OWNER_SEPARATOR):
+        return name
+    return f"{owner}{OWNER_SEPARATOR}{name}"
 
 
 def connect(settings: Settings | None = None) -> QdrantClient:
@@ -96,5 +110,6 @@ def enable_fast_local_writes(client: QdrantClient, collection: str) -> bool:
 def drop_collection(name: str, settings: Settings | None = None, client: QdrantClient | None = None) -> None:
     """Delete a collection (to rebuild it from scratch); pass `client` if this process has one open."""
     client = client or connect(settings)
+    name = class_collection(name, settings)
     if client.collection_exists(name):
         client.delete_collection(name)
