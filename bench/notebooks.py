@@ -69,6 +69,7 @@ def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
     client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S[profile], kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})  # fmt: skip
     start, status, load_start = time.perf_counter(), "ok", load_average()[0]
+    commit = git_commit()  # the code the kernel imports; a commit made while it runs is not what ran
     try:
         client.execute()
     except CellExecutionError as err:
@@ -80,7 +81,7 @@ def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
     seconds = round(time.perf_counter() - start, 1)
     return {"notebook": path.name, "seconds": seconds, "status": status,
             "over_budget_ratio": ratio(seconds, BUDGET_S["notebook"]),
-            "date": datetime.now(UTC).isoformat(timespec="seconds"), "commit": git_commit(),
+            "date": datetime.now(UTC).isoformat(timespec="seconds"), "commit": commit,
             "load_average": [load_start, load_average()[0]]}  # fmt: skip
 
 
