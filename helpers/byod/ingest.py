@@ -21,8 +21,8 @@ from helpers.config import Settings, get_settings
 from helpers.corpus.questions import ByodError
 from helpers.pipeline import IngestReport, RAGPipeline
 from helpers.store import class_collection
+from helpers.store.client import COURSE_COLLECTION  # the default name, kept for the course corpus
 
-COURSE_COLLECTION = Settings().collection  # the default name, kept for the course corpus
 LOCAL_MODE_LIMIT = 20_000  # points past which local mode's brute-force search passes 30 ms here (bench/store_scale)
 
 

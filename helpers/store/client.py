@@ -32,7 +32,7 @@ def class_collection(name: str, settings: Settings | None = None) -> str:
     """`name` as this student's own on a shared server ("alice__notes" for KIT_COLLECTION=alice), else `name`."""
     settings = settings or get_settings()
     owner = settings.collection.split(OWNER_SEPARATOR)[0]
-    shared = settings.qdrant_url and owner != COURSE_COLLECTION
+    shared = bool(settings.qdrant_url) and owner != COURSE_COLLECTION
     if not shared or name == owner or name.startswith(owner + OWNER_SEPARATOR):
         return name
     return f"{owner}{OWNER_SEPARATOR}{name}"
