@@ -122,28 +122,17 @@ def bare_upsert_s(points: int, dimension: int = 384) -> float:
     return round(seconds, 2)
 
 
-def word_pieces(texts: list[str]) -> list[int]:
-    """Word pieces MiniLM reads for each text (its own tokenizer, truncated at its maximum, special tokens in)."""
-    from tokenizers import Tokenizer
-
-    from helpers.embedding.onnx_model import max_length
-    from helpers.models import embedder_path
-
-    tokenizer = Tokenizer.from_file(str(embedder_path() / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length(embedder_path()))
-    return [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
-
-
 def embedding_row(settings: Any, texts: list[str], gflops: float) -> dict[str, Any]:
     """The default embedder's chunks/s beside MiniLM torch fp32 and MiniLM's useful FLOPs at the matmul rate."""
     from helpers.embedding.backends import backend_embedder, time_embedders
     from helpers.embedding.embedder import Embedder
+    from helpers.embedding.onnx_model import word_pieces
+    from helpers.models import embedder_path
 
     default = Embedder(settings, use_cache=False, seed_dir=None)
     default.load()
     table = time_embedders(texts, {"torch fp32": backend_embedder("torch fp32", settings), "default": default})
-    pieces = word_pieces(texts)
+    pieces = word_pieces(texts, embedder_path())  # MiniLM's own tokenizer, whichever backend embeds
     floor_rate = gflops * 1e9 / (minilm_flops(pieces) / len(texts))
     rate = float(table.loc["default", "chunks/s"])
     return {"embedder": default.model_id, "chunks": len(texts), "chunks_per_s": round(rate, 1),
