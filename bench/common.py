@@ -115,7 +115,7 @@ class Record:
 
 def latency(function: Callable[[Any], object], inputs: Sequence[Any]) -> dict[str, float]:
     """p50, p95 and mean milliseconds of `function(x)` over `inputs` (notebook 04's `latency_ms`, rounded)."""
-    from helpers.store.measure import latency_ms
+    from helpers.lab.store import latency_ms
 
     found = latency_ms(function, inputs)
     return {f"{key.split()[0]}_ms": round(value, 3) for key, value in found.items()}

@@ -3,7 +3,7 @@
 What it does, in one run (so every ratio compares numbers measured side by side):
 1. speed: the same seeded sample of course chunks (512 by default, as ingest embeds them) through each embedder
    with no cache, one warm-up batch, then alternating rounds, the fastest kept
-   (`helpers.embedding.backends.time_embedders`) — chunks/s, its ratio to MiniLM torch fp32, the model's useful
+   (`helpers.lab.embedding_speed.time_embedders`) — chunks/s, its ratio to MiniLM torch fp32, the model's useful
    GFLOP/s (word pieces actually read, padding not counted) and its ratio to a 1024² float32 torch matmul timed
    at the start and at the end of the run (the machine's floor). "onnx fp32, unsorted" is ONNX fp32 without the
    sort by length, so each batch pads to whatever longest text it happens to hold: what the sort buys.
@@ -117,7 +117,7 @@ def quality(corpus: Any, nodes: list, texts: list[str], embedder: Any, settings:
     """recall@5 and MRR with exact dense search and with the default retriever, on the corpus's questions."""
     from helpers.evaluation import evaluate_retrieval
     from helpers.retrieval import TOKENIZERS, BM25Retriever, make_retriever
-    from helpers.store import Hit
+    from helpers.types import Hit
 
     hits = [Hit(node.node_id, node.text, dict(node.metadata)) for node in nodes]
     dense = VectorDense(hits, embedder.embed_texts(texts), embedder)
@@ -191,8 +191,8 @@ def main() -> None:
     from bench.embedding import course_texts
     from helpers.config import get_settings
     from helpers.embedding import Embedder
-    from helpers.embedding.backends import BACKENDS, backend_embedder, time_embedders
     from helpers.evaluation.two_corpora import course_corpus, realworld_corpus
+    from helpers.lab.embedding_speed import BACKENDS, backend_embedder, time_embedders
     from helpers.models import embedder_path
 
     record = Record("embedders", args.out, args.smoke)
@@ -243,7 +243,7 @@ def main() -> None:
                 elif name == REFERENCE:
                     embedder = Embedder(settings.replace(**BACKENDS[name]))  # the kit's cache and shipped vectors
                 else:
-                    embedder = Embedder(settings.replace(cache_dir=Path(folder), **BACKENDS[name]), seed_dir=None)
+                    embedder = Embedder(settings.replace(cache_dir=Path(folder), **BACKENDS[name]), shipped_dir=None)
                 start = time.perf_counter()
                 row.update(quality(corpus, nodes, texts, embedder, settings))
                 print(f"{corpus.name} ({len(texts)} chunks) {name}: {time.perf_counter() - start:.0f} s", flush=True)

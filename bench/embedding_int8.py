@@ -47,7 +47,7 @@ def throughput(embedder: object, texts: list[str], batch: int = 32) -> float:
 def dense_recall(vectors: np.ndarray, nodes: list, questions: list, query_vectors: np.ndarray, k: int = 5) -> dict:
     """Mean recall@k and hit@k of exact dot-product search over every chunk."""
     from helpers.metrics.retrieval import hit_at_k, recall_at_k, relevance_labels
-    from helpers.store import Hit
+    from helpers.types import Hit
 
     recalls, hits = [], []
     for question, query in zip(questions, query_vectors, strict=True):
@@ -82,7 +82,7 @@ def main() -> None:
         for precision in PRECISIONS:
             # The kit's cache serves the course vectors already computed (int8 has its own keys); --smoke: a new one.
             cache_dir = Path(folder) if args.smoke else settings.cache_dir
-            embedder = Embedder(settings.replace(cache_dir=cache_dir, embed_precision=precision), seed_dir=None)
+            embedder = Embedder(settings.replace(cache_dir=cache_dir, embed_precision=precision), shipped_dir=None)
             in_range = [
                 (text, n)
                 for text, n in zip(texts, word_pieces(embedder, texts), strict=True)

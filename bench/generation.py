@@ -37,7 +37,7 @@ def passages(limit: int) -> list[str]:
 def prompt_of_size(llm, texts: list[str], target: int, question: str) -> list[dict[str, str]]:
     """Chat messages with as many passages as fit in about `target` tokens."""
     from helpers.generation import build_messages
-    from helpers.store import Hit
+    from helpers.types import Hit
 
     hits: list[Hit] = []
     for i, text in enumerate(texts):

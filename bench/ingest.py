@@ -35,7 +35,7 @@ def child(folder: str | None, seeded: bool = True) -> None:
 
     pipeline = RAGPipeline()
     if not seeded:
-        pipeline.embedder.seed_dir = None
+        pipeline.embedder.shipped_dir = None
     imported = time.perf_counter()
     report = pipeline.ingest(Path(folder) if folder else None, progress=False)
     done = time.perf_counter()

@@ -7,7 +7,7 @@
 
 Each stage prints its table (one column per corpus) and writes `bench/results/realworld_<stage>.{csv,json}`.
 The real set is rebuilt first (`course_data/realworld/README.md`); without it only the course column is filled.
-What it leaves out: the reranker sweep (notebook 06, `helpers.rerank.compare`).
+What it leaves out: the reranker sweep (notebook 06, `helpers.lab.rerank`).
 """
 
 from __future__ import annotations

@@ -196,7 +196,7 @@ class EdgeKitStore(LocalStore):
         from qdrant_client import models
 
         from helpers.store import open_edge_folder
-        from helpers.store.filters import create_payload_indexes
+        from helpers.store.payload_filters import create_payload_indexes
 
         self.models = models
         self.client = open_edge_folder(folder)

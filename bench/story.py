@@ -2,7 +2,7 @@
 
 What it does: answers a seeded sample of the course gold `test` split and of the real-document `test` split
 (rebuilt by `course_data/realworld/rebuild.py` into the kit's data folder) with every row of
-`helpers.evaluation.story`, in the full profile with the default reader, and writes the per-question rows
+`helpers.evaluation.ladder`, in the full profile with the default reader, and writes the per-question rows
 (story_ladder.csv), the table (story_ladder.json) and the plot the README shows (story_ladder.png).
 Each corpus is indexed in its own folder under `<data_dir>/tuning/` (as bench/realworld.py does), apart from the
 course index a notebook or the app may hold.
@@ -30,7 +30,7 @@ def main() -> None:
 
     matplotlib.use("Agg")
     from helpers.config import get_settings
-    from helpers.evaluation.story import SAMPLE, plot_story, story_ladder, story_table
+    from helpers.evaluation.ladder import SAMPLE, plot_story, story_ladder, story_table
     from helpers.evaluation.two_corpora import close_all
 
     settings = get_settings().replace(profile="ci" if args.smoke else "full")
@@ -38,7 +38,7 @@ def main() -> None:
         settings = settings.replace(llm_model="smollm2-135m")
     n = args.questions or SAMPLE[settings.profile]
     record = Record("story_ladder", args.out, args.smoke)
-    from helpers.evaluation.story import story_corpora
+    from helpers.evaluation.ladder import story_corpora
 
     corpora = story_corpora(settings, split="test")
     if not args.smoke and len(corpora) < 2:

@@ -124,12 +124,12 @@ def bare_upsert_s(points: int, dimension: int = 384) -> float:
 
 def embedding_row(settings: Any, texts: list[str], gflops: float) -> dict[str, Any]:
     """The default embedder's chunks/s beside MiniLM torch fp32 and MiniLM's useful FLOPs at the matmul rate."""
-    from helpers.embedding.backends import backend_embedder, time_embedders
     from helpers.embedding.embedder import Embedder
     from helpers.embedding.onnx_model import word_pieces
+    from helpers.lab.embedding_speed import backend_embedder, time_embedders
     from helpers.models import embedder_path
 
-    default = Embedder(settings, use_cache=False, seed_dir=None)
+    default = Embedder(settings, use_cache=False, shipped_dir=None)
     default.load()
     table = time_embedders(texts, {"torch fp32": backend_embedder("torch fp32", settings), "default": default})
     pieces = word_pieces(texts, embedder_path())  # MiniLM's own tokenizer, whichever backend embeds
@@ -310,7 +310,7 @@ def main() -> None:
 
     args = arguments(__doc__.splitlines()[0], options)
     from helpers.config import get_settings
-    from helpers.embedding.seed import course_embed_texts
+    from helpers.embedding.shipped import course_embed_texts
 
     settings = get_settings()
     folder = args.folder or settings.data_dir / "realworld" / "docs"

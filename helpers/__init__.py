@@ -1,25 +1,29 @@
 """The RAG Teaching Kit: the package every notebook imports (`import helpers`).
 
-The dependency rule (checked by tests/test_architecture.py, function-local and TYPE_CHECKING imports included):
-an import points to the same layer or down, never up, and no imports close a circle. Bottom first:
+The dependency rule, in folders (checked by tests/test_architecture.py on every import, function-local and
+TYPE_CHECKING ones included): a folder imports only from its own layer or below, no two folders import each other,
+and no imports close a circle. Bottom first:
 
     foundation    config, types (Hit), models (model files), llm (LLM clients and caches), corpus (Question,
                   every question-set loader), metrics (hit@k, MRR, nDCG, EM/F1: pure functions)
     parsing       files → Documents (+ LLM metadata enrichment)
     chunking      Documents → nodes
-    embedding     texts → vectors
+    embedding     texts → vectors (+ the shipped course vectors)
     store         Qdrant collection of nodes
-    retrieval     dense, BM25, hybrid + expansion, filters, post-processing
+    retrieval     dense, BM25, hybrid + expansion, metadata filters, post-processing
     rerank        re-scoring the first stage's candidates
     query         multi-query and follow-up rewriting (wrap any retriever, reranked or not)
     generation    prompt, token budget, answer with citations, guard
-    experiments   each stage's compare.py, report.py, checks.py (and views, measure, …): beside their stage,
-                  above all stages; they score with `metrics` and never import the pipeline
+    lab           the experiments the notebooks run to compare a stage's choices, one module per stage or topic,
+                  and what they share (`lab.common`: question subsets, an exact numpy retriever); no pipeline
     pipeline      RAGPipeline: composes the stages; a stage's factory takes the parts it uses
                   (`make_retriever(name, store, embedder, settings)`), `pipeline.make_retriever(name)` passes them
     applications  evaluation, sources, testset
     byod          your own folder of documents
+    exercises     the exercises' self-checks (`exercises.base` is their framework), one module per stage
     interfaces    app, classroom, the command line, this package
+
+A stage folder holds only its stage: what compares, reports or checks lives in `lab/` or `exercises/`.
 
 Importing it makes the process offline-safe before any library starts: Hugging Face libraries are
 told not to reach the hub, and tiktoken reads the BPE files that llama-index-core ships instead of

@@ -33,7 +33,8 @@ from helpers.generation import (
     generate_answer,
     make_llm,
 )
-from helpers.store import Hit, KitStore, connect
+from helpers.store import KitStore, connect
+from helpers.types import Hit
 
 if TYPE_CHECKING:
     from helpers.rerank import Reranker

@@ -1,7 +1,7 @@
 """pytest runs the instructor notebooks (nbval) with strict self-checks: a `check_…` that says "not yet" raises.
 
 The kernel nbval starts inherits this process's environment, so every exercise check of an instructor solution
-(helpers/<stage>/checks.py) fails its cell, and the build, when the solution no longer passes its own check.
+(helpers/exercises/<stage>.py) fails its cell, and the build, when the solution no longer passes its own check.
 Students never run this file: in JupyterLab a check only prints its verdict.
 """
 

@@ -13,7 +13,7 @@ from helpers.app import EMPTY, AppEngine, ChatApp, Knobs, SimilarityFloor, sourc
 from helpers.app.views import MISSING, prompt_html
 from helpers.config import Settings
 from helpers.generation import Answer, Citation, TokenBudget
-from helpers.store import Hit
+from helpers.types import Hit
 
 FEE = "What is the application fee?"
 

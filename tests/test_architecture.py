@@ -17,27 +17,21 @@ import pytest
 HELPERS = Path(__file__).resolve().parents[1] / "helpers"
 
 STAGES = ("parsing", "chunking", "embedding", "store", "retrieval", "rerank", "query", "generation")
-# A stage's notebook experiments and exercise checks live beside it (same names in every stage) but sit
-# above all the stages: they measure a stage with the ones around it, and never import the pipeline.
-EXPERIMENTS = ("compare", "report", "checks", "views", "measure", "table_retrieval", "guard_eval", "enrich_compare")
-
-FOUNDATION = ("helpers.config", "helpers.types", "helpers.models", "helpers.llm", "helpers.corpus", "helpers.metrics")
-# (layer, module prefixes), bottom first; a module belongs to the layer of its longest matching prefix.
+FOUNDATION = ("config", "types", "models", "llm", "corpus", "metrics")
+# (layer, top-level units of helpers/: a folder or a single module), bottom first. A module belongs to the layer
+# of its unit; a unit is a folder, so a new file is in the layer of the folder it is put in.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", FOUNDATION),
-    *[(stage, (f"helpers.{stage}",)) for stage in STAGES],
-    ("experiments", tuple(f"helpers.{stage}.{name}" for stage in STAGES for name in EXPERIMENTS)),
-    ("pipeline", ("helpers.pipeline",)),
-    ("applications", ("helpers.evaluation", "helpers.sources", "helpers.testset")),
-    ("byod", ("helpers.byod",)),
-    ("interfaces", ("helpers.app", "helpers.classroom", "helpers.__main__", "helpers")),
+    *[(stage, (stage,)) for stage in STAGES],
+    ("lab", ("lab",)),  # the experiments notebooks run to compare a stage's choices; above every stage
+    ("pipeline", ("pipeline",)),
+    ("applications", ("evaluation", "sources", "testset")),
+    ("byod", ("byod",)),
+    ("exercises", ("exercises",)),  # the exercises' self-checks: they may use any measurement below
+    ("interfaces", ("app", "classroom", "__main__", "")),  # "": the package itself (helpers/__init__.py)
 ]
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
-
-# Upward arrows still to remove (importer, imported). It may only shrink: an arrow listed here that no
-# longer exists fails the test as well, so the list is always the exact debt.
-ALLOWED_UPWARD: set[tuple[str, str]] = set()
-
+UNIT_LAYER = {unit: name for name, units in LAYERS for unit in units}
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(HELPERS.parent).with_suffix("").parts)
@@ -47,17 +41,17 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(HELPERS.rglob("*.py"))}
 
 
+def unit_of(module: str) -> str:
+    """The top-level folder or module of helpers/ that holds `module` ("" for the package itself)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
 def layer_of(module: str) -> str:
-    best, length = "", -1
-    for name, prefixes in LAYERS:
-        for prefix in prefixes:
-            if prefix == "helpers" and module != "helpers":  # the package itself, not everything in it
-                continue
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > length:
-                best, length = name, len(prefix)
-    if not best:
-        raise AssertionError(f"{module} is in no layer: add it to LAYERS in tests/test_architecture.py")
-    return best
+    unit = unit_of(module)
+    if unit not in UNIT_LAYER:
+        raise AssertionError(f"{unit!r} ({module}) is in no layer: add it to LAYERS in tests/test_architecture.py")
+    return UNIT_LAYER[unit]
 
 
 def known(name: str) -> str | None:
@@ -137,14 +131,35 @@ def test_no_import_cycles() -> None:
 
 def test_no_upward_imports() -> None:
     upward = upward_arrows()
-    new = sorted(f"{a} ({layer_of(a)}) -> {b} ({layer_of(b)})" for a, b in upward - ALLOWED_UPWARD)
-    assert not new, "upward imports:\n" + "\n".join(new)
-    assert not ALLOWED_UPWARD - upward, f"gone, remove from ALLOWED_UPWARD: {sorted(ALLOWED_UPWARD - upward)}"
+    found = sorted(f"{a} ({layer_of(a)}) -> {b} ({layer_of(b)})" for a, b in upward)
+    assert not found, "upward imports:\n" + "\n".join(found)
 
 
-def test_experiments_never_import_the_pipeline() -> None:
-    experiments = [a for a in GRAPH if layer_of(a) == "experiments"]
-    assert not [a for a in experiments if "helpers.pipeline" in GRAPH[a]]
+def folder_arrows() -> set[tuple[str, str]]:
+    """(importing unit, imported unit) for every arrow that leaves its folder."""
+    return {(unit_of(a), unit_of(b)) for a, targets in GRAPH.items() for b in targets if unit_of(a) != unit_of(b)}
+
+
+def test_no_two_folders_import_each_other() -> None:
+    arrows = folder_arrows()
+    both_ways = sorted({tuple(sorted(pair)) for pair in arrows if pair[::-1] in arrows})
+    assert not both_ways, f"folders that import each other: {both_ways}"
+
+
+def test_stages_import_only_foundation_and_earlier_stages() -> None:
+    allowed = {stage: {*FOUNDATION, *STAGES[:i]} for i, stage in enumerate(STAGES)}
+    wrong = sorted(f"{a} -> {b}" for a, b in folder_arrows() if a in allowed and b not in allowed[a])
+    assert not wrong, "a stage imports a later stage or a layer above the stages:\n" + "\n".join(wrong)
+
+
+STAGE_WORDS = ("compare", "report", "check", "measure", "sweep", "benchmark")
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_stage_folders_hold_only_their_stage(stage: str) -> None:
+    """Experiments go to lab/, self-checks to exercises/: no file of a stage folder is named for either."""
+    names = [p.stem for p in (HELPERS / stage).glob("*.py")]
+    assert not [n for n in names if any(word in n for word in STAGE_WORDS)], f"helpers/{stage}: {names}"
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

@@ -20,20 +20,20 @@ import pytest
 from llama_index.core import Document
 
 from helpers.chunking import chunk_documents
-from helpers.chunking.checks import check_chunk_count
 from helpers.classroom import BEGIN, END, write_student_version
 from helpers.classroom.student import NOTEBOOKS_DIR
-from helpers.embedding.checks import check_cosine
 from helpers.evaluation.ablation import AblationResult
-from helpers.evaluation.checks import check_surviving_gains
+from helpers.exercises.base import STRICT_ENV, CheckFailed
+from helpers.exercises.chunking import check_chunk_count
+from helpers.exercises.embedding import check_cosine
+from helpers.exercises.evaluation import check_surviving_gains
+from helpers.exercises.generation import check_guard_rule
+from helpers.exercises.rerank import check_maxsim
+from helpers.exercises.retrieval import check_dedupe_by_page, made_up_hits
+from helpers.exercises.store import check_disagreements
 from helpers.generation import guard
-from helpers.generation.checks import check_guard_rule
-from helpers.parsing.checks import STRICT_ENV, CheckFailed
-from helpers.rerank.checks import check_maxsim
 from helpers.retrieval import dedupe_by_source
-from helpers.retrieval.checks import check_dedupe_by_page, made_up_hits
-from helpers.store import Hit
-from helpers.store.checks import check_disagreements
+from helpers.types import Hit
 
 HELPERS = Path(__file__).resolve().parents[1] / "helpers"
 EXERCISED = ["02", "03", "04", "05", "06", "07", "08"]  # notebooks with at least one self-checking exercise

@@ -23,7 +23,7 @@ from helpers.chunking.fixed import plain_token_chunks
 from helpers.chunking.sections import split_sections
 from helpers.config import CHUNK_STRATEGIES, ConfigError, Settings
 from helpers.corpus import Evidence, Question
-from helpers.store import Hit
+from helpers.types import Hit
 
 GUIDE = """# Admissions
 

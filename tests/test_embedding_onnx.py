@@ -11,8 +11,8 @@ import pytest
 
 from helpers.config import ConfigError, Settings
 from helpers.embedding import Embedder
-from helpers.embedding.backends import BACKENDS, time_embedders
 from helpers.embedding.onnx_model import FILES, RECORD, OnnxEmbedder, ensure_exported, export_dir, sha256_file
+from helpers.lab.embedding_speed import BACKENDS, time_embedders
 from helpers.models import ModelNotAvailable, embedder_path
 
 # short and long texts in one batch (padding), one past MiniLM's 256 word pieces (truncation), one with no words
@@ -41,7 +41,7 @@ def settings(tmp_settings: Settings, onnx_cache: Path) -> Settings:
 def vectors(settings: Settings, backend: str, precision: str = "fp32") -> np.ndarray:
     """The texts' vectors from one set-up, computed (no cache, no shipped vectors), in batches of 2."""
     changes = {"embed_backend": backend, "embed_precision": precision, "embed_batch_size": 2}
-    return Embedder(settings.replace(**changes), use_cache=False, seed_dir=None).embed_texts(TEXTS)
+    return Embedder(settings.replace(**changes), use_cache=False, shipped_dir=None).embed_texts(TEXTS)
 
 
 def test_onnx_fp32_gives_the_torch_vectors(settings: Settings) -> None:

@@ -16,6 +16,7 @@ from llama_index.core.schema import MetadataMode
 from helpers.config import Settings
 from helpers.corpus import Evidence, Question
 from helpers.generation import Completion, LLMError
+from helpers.lab.enrichment import email_subset, embed_only
 from helpers.parsing.enrich import (
     FIELDS,
     SCHEMA,
@@ -26,7 +27,6 @@ from helpers.parsing.enrich import (
     flat_fields,
     validate_reply,
 )
-from helpers.parsing.enrich_compare import email_subset, embed_only
 
 GOOD = {
     "summary": "ADS 530 section B moves to QEB 240 from January 19.",

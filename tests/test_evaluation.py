@@ -19,7 +19,7 @@ from helpers.evaluation import (
     relevance_labels,
     squad_scores,
 )
-from helpers.store import Hit
+from helpers.types import Hit
 
 
 def test_squad_normalisation_and_scores() -> None:

@@ -30,7 +30,7 @@ from helpers.generation import (
     generate_answer,
     strip_citations,
 )
-from helpers.store import Hit
+from helpers.types import Hit
 
 
 class FakeLLM:

@@ -1,4 +1,4 @@
-"""Tests of the parser comparison (helpers.parsing.compare, views) and of answer-based relevance, on tiny fixtures."""
+"""Tests of the parser comparison (helpers.lab.parsing, views) and of answer-based relevance, on tiny fixtures."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from test_parsing import PAGE_HTML, make_two_column_pdf  # the fixtures of the p
 
 from helpers.corpus import Evidence, Question
 from helpers.evaluation import answer_labels, answer_relevant, contains_answer, evaluate_answer_retrieval
-from helpers.parsing.compare import answers_found, coverage, format_of, pdf_plain, pdf_sorted, quote_found
-from helpers.parsing.views import metadata_frame, noise_table, pdf_page_orders
-from helpers.store import Hit
+from helpers.lab.parsing import answers_found, coverage, format_of, pdf_plain, pdf_sorted, quote_found
+from helpers.lab.parsing_views import metadata_frame, noise_table, pdf_page_orders
+from helpers.types import Hit
 
 
 def question(answer: str, docs: tuple[str, ...] = ("tables/schedule.csv",), variants: tuple[str, ...] = ()) -> Question:

@@ -12,7 +12,8 @@ from helpers.chunking import chunk_documents, node_id
 from helpers.config import Settings
 from helpers.generation import extract_citations
 from helpers.pipeline import RAGPipeline
-from helpers.store import Hit, KitStore, StoreError
+from helpers.store import KitStore, StoreError
+from helpers.types import Hit
 
 
 def test_node_ids_are_deterministic_and_content_based() -> None:

@@ -15,7 +15,7 @@ from helpers.query import (
     parse_paraphrases,
 )
 from helpers.rerank import order_by_scores
-from helpers.store import Hit
+from helpers.types import Hit
 
 HISTORY = (
     {"role": "user", "content": "How big are ADSc capstone teams?"},

@@ -12,7 +12,7 @@ from helpers.models import embedder_path
 from helpers.rerank import CrossEncoderReranker, LLMReranker, Reranked, finetuned_path, order_by_scores
 from helpers.rerank.llm import chatml
 from helpers.rerank.synthetic import Pair, data_hash
-from helpers.store import Hit
+from helpers.types import Hit
 
 HITS = [
     Hit("a", "The application fee is $90.", {"source": "fees.md", "title": "Fees"}, {"fused": 0.9}),

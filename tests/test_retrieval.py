@@ -25,7 +25,7 @@ from helpers.retrieval import (
     tokenize,
     weighted_fusion,
 )
-from helpers.store import Hit
+from helpers.types import Hit
 
 
 def hit(node_id: str, source: str = "a.md", **scores: float) -> Hit:

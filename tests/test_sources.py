@@ -21,7 +21,7 @@ from helpers.sources import (
     schedule_rows,
     store_rows,
 )
-from helpers.store import Hit
+from helpers.types import Hit
 
 ROUTING = load_routing()
 
@@ -128,7 +128,7 @@ def test_the_llm_planners_routes_cover_exactly_the_schema() -> None:
 
 
 def test_scope_from_the_question_and_the_profile() -> None:
-    from helpers.sources.filters import derive_scope, list_field, query_hint
+    from helpers.sources.scope import derive_scope, list_field, query_hint
 
     rows, amara = schedule_rows(), load_profiles()["s01"]
     scope = derive_scope("Which courses meet on Tuesdays in fall 2026?", amara, rows)
@@ -199,7 +199,7 @@ def test_the_assistant_follows_the_plan_and_the_scope(pipeline, tiny_corpus) -> 
 def test_f1_by_label_averages_per_action_set() -> None:
     from helpers.sources.assistant import SourcedAnswer
     from helpers.sources.compare import f1_by_label
-    from helpers.sources.filters import Scope
+    from helpers.sources.scope import Scope
 
     records = [{"actions": ["search_kb"], "answer": "$90"}, {"actions": ["search_kb"], "answer": "$150"},
                {"actions": ["ask_followup"], "answer": ""}]  # fmt: skip

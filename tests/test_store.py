@@ -13,8 +13,8 @@ from llama_index.core.schema import TextNode
 from qdrant_client import QdrantClient
 
 from helpers.chunking import chunk_documents, node_id
+from helpers.lab.store import numpy_top_k
 from helpers.store import KitStore, StoreError, filters_from
-from helpers.store.measure import numpy_top_k
 
 DIM = 16
 

@@ -12,7 +12,6 @@ import pytest
 from helpers.byod import load_questions
 from helpers.generation import Completion
 from helpers.llm.completions import DiskCache
-from helpers.store import Hit
 from helpers.testset import (
     Generated,
     QAWriter,
@@ -28,6 +27,7 @@ from helpers.testset import (
     save_jsonl,
     standalone,
 )
+from helpers.types import Hit
 
 CHUNK = (
     "The application fee for the MS in Applied Data Science is $90 for 2027 entry. "

@@ -31,7 +31,7 @@ from helpers.generation import (
     make_llm,
 )
 from helpers.pipeline import RAGPipeline
-from helpers.store import Hit
+from helpers.types import Hit
 
 EMPTY = "Type a question first, then press Ask."
 NO_ENDPOINT = "No endpoint is configured: set OPENAI_BASE_URL (and OPENAI_API_KEY, OPENAI_MODEL), or pick model local."

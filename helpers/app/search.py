@@ -17,7 +17,7 @@ from typing import Any
 
 from helpers.app.knobs import Knobs
 from helpers.pipeline import RAGPipeline
-from helpers.store import Hit
+from helpers.types import Hit
 
 Filters = dict[str, object]
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from helpers.generation import Answer, TokenBudget, budget_table, count_tokens, format_context
-from helpers.store import Hit
+from helpers.types import Hit
 
 STAGES = {"dense": "dense", "sparse": "BM25", "fused": "fused", "rerank": "rerank"}  # score key → column
 MISSING = "–"

@@ -23,10 +23,10 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from helpers.byod.ingest import ByodError
-from helpers.chunking.compare import question_subset
 from helpers.corpus import Question
 from helpers.generation import check_input
-from helpers.generation.evaluate import score_answer
+from helpers.lab.answer_scores import score_answer
+from helpers.lab.common import question_subset
 from helpers.metrics import contains_answer
 from helpers.retrieval import Memoized
 

@@ -7,8 +7,8 @@ Each strategy (one file each, like minbpe's variants) turns one `Document` into 
 pieces are in `base.py`. Every node carries the document's metadata plus `chunk` (its index within the
 document), `strategy` and `section_path`, and a deterministic id, so chunking the same documents twice gives
 the same ids and re-ingestion never duplicates. `contextual=True` embeds each chunk with its
-"Title > Section" prefix while the LLM still sees the clean text. `compare.py` measures the strategies on
-the gold questions and `report.py` draws what notebook 02 shows.
+"Title > Section" prefix while the LLM still sees the clean text. `helpers.lab.chunking` measures the
+strategies on the gold questions and `helpers.lab.chunking_plots` draws what notebook 02 shows.
 What it leaves out: semantic (embedding-based) splitting and LLM-written chunk summaries.
 """
 

@@ -6,8 +6,8 @@
 
 `embedder.py` holds the `Embedder` (normalised, batched, cached, query prefix), `cache.py` the on-disk
 cache, `onnx_model.py` the same model exported to ONNX Runtime (`embed_backend = "onnx"`, float32 or int8),
-`backends.py` the named set-ups and their timing, `llama.py` the LlamaIndex adapter, `report.py` and
-`compare.py` what notebook 03 measures and plots.
+`shipped.py` the course vectors that ship with the repository, `llama.py` the LlamaIndex adapter. What
+notebook 03 measures and plots is in `helpers.lab.embedding` and `helpers.lab.embedding_speed`.
 What it leaves out: fine-tuning, and any model that would download at run time.
 """
 

@@ -7,7 +7,7 @@ Every vector has length 1, so cosine similarity is a
 plain dot product. Only texts missing from the cache are computed, in chunks that are saved as soon as
 they are done, so a re-run (or a run after an interruption) embeds nothing twice. Queries get the
 configured `query_prefix` (empty for MiniLM, which was trained without one). The course corpus's vectors
-ship with the repository (`seed.py`), so a fresh machine looks them up instead of computing them.
+ship with the repository (`shipped.py`), so a fresh machine looks them up instead of computing them.
 What it leaves out: fine-tuning, GPUs, and models that would have to download at run time.
 """
 
@@ -23,7 +23,7 @@ from tqdm.auto import tqdm
 
 from helpers.config import Settings, get_settings
 from helpers.embedding.cache import EmbeddingCache
-from helpers.embedding.seed import SEED_DIR, SeedVectors
+from helpers.embedding.shipped import SHIPPED_DIR, ShippedVectors
 from helpers.models import embedder_path
 
 PACKAGED_MODEL = "all-MiniLM-L6-v2"
@@ -53,7 +53,7 @@ class Embedder:
     """Turns texts into L2-normalised float32 vectors, batched and cached."""
 
     def __init__(
-        self, settings: Settings | None = None, use_cache: bool = True, seed_dir: Path | None = SEED_DIR
+        self, settings: Settings | None = None, use_cache: bool = True, shipped_dir: Path | None = SHIPPED_DIR
     ) -> None:
         self.settings = settings or get_settings()
         self.backend = self.settings.embed_backend
@@ -62,13 +62,13 @@ class Embedder:
         self._model: Any = None
         self._dimension: int | None = None
         self.cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite") if use_cache else None
-        self.seed_dir = seed_dir  # the shipped course vectors (seed.py), consulted after the cache; None: never
+        self.shipped_dir = shipped_dir  # the shipped course vectors (shipped.py), consulted after the cache; None: never
         self.stats = {"computed": 0, "cached": 0, "seeded": 0}
 
     @cached_property
-    def seed(self) -> SeedVectors | None:
+    def shipped(self) -> ShippedVectors | None:
         """The shipped vectors of this model, if the repository has them (loaded on first use)."""
-        return SeedVectors.load(self.model_id, self.seed_dir) if self.seed_dir else None
+        return ShippedVectors.load(self.model_id, self.shipped_dir) if self.shipped_dir else None
 
     @property
     def model_id(self) -> str:
@@ -90,8 +90,8 @@ class Embedder:
     @property
     def dimension(self) -> int:
         """Length of one vector (read from the shipped seed, else embeds one probe text the first time)."""
-        if self._dimension is None and self.seed is not None:
-            self._dimension = int(self.seed.vectors.shape[1])
+        if self._dimension is None and self.shipped is not None:
+            self._dimension = int(self.shipped.vectors.shape[1])
         if self._dimension is None:
             self._dimension = int(self.embed_texts(["dimension probe"]).shape[1])
         return self._dimension
@@ -148,7 +148,7 @@ class Embedder:
         keys = [EmbeddingCache.key(self.model_id, text) for text in texts]
         found = self.cache.get_many(keys)
         missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in found}
-        seeded = self.seed.get_many(list(missing)) if missing and self.seed else {}
+        seeded = self.shipped.get_many(list(missing)) if missing and self.shipped else {}
         if seeded:  # shipped with the repository: copied into the cache, never computed
             self.cache.put_many(seeded)
             found.update(seeded)

@@ -167,7 +167,7 @@ def answer_row(
     pipeline: RAGPipeline, questions: Iterable[Question], progress: bool = False, label: str = ""
 ) -> tuple[dict[str, float], pd.DataFrame]:
     """The reader's short answers scored: EM, F1 (answerable), refusals, prompt tokens, seconds; and the rows."""
-    from helpers.generation.evaluate import score_answer
+    from helpers.lab.answer_scores import score_answer
 
     rows = []
     for question in tqdm(list(questions), desc=label or "answers", disable=not progress, leave=False):

@@ -21,7 +21,7 @@ from helpers.generation.budget import TokenBudget, count_tokens, fit_context
 from helpers.generation.guard import clean_output
 from helpers.generation.prompts import REFUSAL, SHORT_REFUSAL, Example, build_messages, closed_book_messages
 from helpers.llm.client import LLM, Completion
-from helpers.store import Hit
+from helpers.types import Hit
 
 SHORT_MAX_TOKENS = 48  # a short phrase never needs more; a rambling 0.5B model would otherwise take seconds
 STATUSES = ("answered", "refused", "no_context", "rejected")

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.store import Hit
+from helpers.types import Hit
 
 MIN_PIECE_TOKENS = 40  # a truncated chunk shorter than this is noise: drop it instead
 

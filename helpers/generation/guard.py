@@ -6,7 +6,7 @@ students' records; English, Spanish, French, German). A rule matches an *order t
 "Ignore your rules" is cut, "Can I ignore the prerequisite?" and "When are final grades for graduating students
 due?" are questions. A question that is all injection is blocked with a message naming the part cut and why,
 without retrieval or LLM call; a real question with an injection attached keeps its clean sentences and is
-answered. `helpers.generation.guard_eval` measures both ways: false rejections on benign questions and catches
+answered. `helpers.lab.guard` measures both ways: false rejections on benign questions and catches
 on injection attempts. Output: trailing sign-offs ("Best regards") and redirects away from the documents
 ("check the university website") are removed. What it leaves out: a learned classifier, and attacks hidden in
 the documents themselves (the system prompt tells the model to ignore them).

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from helpers.store import Hit
+from helpers.types import Hit
 
 MODES = ("sentence", "short")
 REFUSAL = "I don't know based on the program documents."

@@ -19,7 +19,7 @@ from llama_index.core import Document
 
 from helpers.parsing.ocr import ocr_available
 
-NOT_PARSERS = frozenset({"cache.py", "compare.py", "table_retrieval.py", "views.py"})  # analysis, not parsing
+NOT_PARSERS = frozenset({"cache.py"})  # the cache itself is not a parser
 
 
 @cache

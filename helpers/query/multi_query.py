@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from helpers.llm.completions import CachedCompleter
 from helpers.rerank.base import Reranker
 from helpers.retrieval.base import Filters, Retriever
-from helpers.store import Hit
+from helpers.types import Hit
 
 PARAPHRASE_PROMPT = (
     "Rewrite the question below in {n} different ways that keep its meaning, using other words. "

@@ -8,7 +8,7 @@ One file per variant, as in minbpe: `base.py` (the `Reranker` protocol and the `
 `cross_encoder.py` (any sentence-transformers cross-encoder, local folder or cached hub name),
 `llm.py` (the local generator's p(Yes), pointwise), `maxsim.py` (late interaction over MiniLM token
 vectors, no training), `finetune.py` + `synthetic.py` (the kit's own MiniLM
-cross-encoder, trained by `python -m helpers train-reranker`), `compare.py` (what notebook 06 measures).
+cross-encoder, trained by `python -m helpers train-reranker`), `helpers.lab.rerank` measures them (notebook 06).
 What it leaves out: query rewriting (helpers.query) and answer generation.
 """
 

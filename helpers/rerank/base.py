@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from helpers.retrieval.base import Filters, Retriever, copy_hit
-from helpers.store import Hit
+from helpers.types import Hit
 
 
 @runtime_checkable

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.rerank.base import order_by_scores, passage_text
-from helpers.store import Hit
+from helpers.types import Hit
 
 
 def load_cross_encoder(model: str | Path, max_length: int = 256) -> Any:

@@ -21,7 +21,7 @@ import numpy as np
 from helpers.config import Settings
 from helpers.llm.completions import DiskCache, prompt_key
 from helpers.rerank.base import order_by_scores, passage_text
-from helpers.store import Hit
+from helpers.types import Hit
 
 SYSTEM = "You judge search results. Answer only Yes or No."
 # The question first, the passage last: the shared prefix of one question's candidates is served from cache.

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from helpers.rerank.base import order_by_scores, passage_text
-from helpers.store import Hit
+from helpers.types import Hit
 
 RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al., 2009)
 # what make_reranker("maxsim") uses: the best of 28 (depth, weight, k) settings on the course and real-document

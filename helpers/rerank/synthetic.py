@@ -30,7 +30,7 @@ from tqdm.auto import tqdm
 from helpers.llm.completions import CachedCompleter
 from helpers.rerank.base import passage_text
 from helpers.retrieval.bm25 import BM25Retriever
-from helpers.store import Hit
+from helpers.types import Hit
 
 QUESTION_PROMPT = (
     "Write one question that a student could ask and that the passage below answers. "

@@ -7,8 +7,8 @@
 Like minbpe's variants, each retriever has its own file: `dense.py` (Qdrant), `bm25.py` (bm25s),
 `hybrid.py` (weighted sum of min-max-normalised scores, or reciprocal rank fusion). Wrappers add a step in
 front or behind any of them: `Expanded` (synonym table, expansion.py) and `PostProcessed` (over-fetch,
-dedupe by source, threshold; postprocess.py). Filters are plain dicts (filters.py). `compare.py` measures
-them on the gold questions (notebook 05).
+dedupe by source, threshold; postprocess.py). Filters are plain dicts (metadata_match.py checks one
+chunk against them). `helpers.lab.retrieval` measures the retrievers on the gold questions (notebook 05).
 What it leaves out: reranking, multi-query and follow-up rewriting (notebook 06).
 """
 
@@ -21,8 +21,8 @@ from helpers.retrieval.base import Filters, Memoized, Retriever, stored_chunks
 from helpers.retrieval.bm25 import TOKENIZERS, BM25Retriever, stemmed_tokenize, tokenize
 from helpers.retrieval.dense import DenseRetriever
 from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
-from helpers.retrieval.filters import matches
 from helpers.retrieval.hybrid import HybridRetriever, min_max, rrf_fusion, weighted_fusion
+from helpers.retrieval.metadata_match import matches
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
 
 if TYPE_CHECKING:

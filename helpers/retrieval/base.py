@@ -15,7 +15,8 @@ from typing import Protocol, runtime_checkable
 from llama_index.core.schema import MetadataMode
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
-from helpers.store import Hit, KitStore
+from helpers.store import KitStore
+from helpers.types import Hit
 
 Filters = dict[str, object]  # {"doc_type": "email"} or {"doc_type": ["pdf", "html"]}: every key must match
 

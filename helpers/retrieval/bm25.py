@@ -23,8 +23,9 @@ import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 
 from helpers.retrieval.base import Filters, copy_hit, stored_chunks
-from helpers.retrieval.filters import matches
-from helpers.store import Hit, KitStore
+from helpers.retrieval.metadata_match import matches
+from helpers.store import KitStore
+from helpers.types import Hit
 
 CODE = re.compile(r"\b([a-z]{2,5})[ -]?(\d{3}[a-z]?)\b")  # "ads 530", "ads-698a", "mdc 015"
 WORD = re.compile(r"[a-z0-9]+(?:[/.\-][a-z0-9]+)*")  # "s/u", "3.7", "full-time" stay one word ...

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from helpers.embedding import Embedder
 from helpers.retrieval.base import Filters
-from helpers.store import Hit, KitStore
+from helpers.store import KitStore
+from helpers.types import Hit
 
 
 class DenseRetriever:

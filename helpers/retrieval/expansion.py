@@ -17,7 +17,7 @@ from pathlib import Path
 
 from helpers.config import REPO_ROOT
 from helpers.retrieval.base import Filters, Retriever
-from helpers.store import Hit
+from helpers.types import Hit
 
 SYNONYMS_PATH = REPO_ROOT / "course_data" / "synonyms.csv"
 

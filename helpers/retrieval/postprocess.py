@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from helpers.retrieval.base import Filters, Retriever
-from helpers.store import Hit
+from helpers.types import Hit
 
 
 def dedupe_by_source(hits: Sequence[Hit]) -> list[Hit]:

@@ -21,7 +21,8 @@ from qdrant_client import models
 
 from helpers.config import REPO_ROOT
 from helpers.parsing import parse
-from helpers.store import Hit, KitStore, class_collection
+from helpers.store import KitStore, class_collection
+from helpers.types import Hit
 
 SCHEDULE = REPO_ROOT / "course_data" / "docs" / "tables" / "class_schedule.html"
 COLLECTION = "nb11_schedule"

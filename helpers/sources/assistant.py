@@ -2,7 +2,7 @@
 
 `SourcesAssistant.answer(question, student_id, planner)`:
   1. the planner's actions; ask_followup alone → a short question back, no search, no LLM call;
-  2. the scope (helpers.sources.filters): term, days, modality, instructor, track … from the question and profile;
+  2. the scope (helpers.sources.scope): term, days, modality, instructor, track … from the question and profile;
   3. list_values with a schedule field and at least one condition → every matching value from the payload
      (a scroll with the scope as filter; "how many" counts the matching rows) — no LLM call;
   4. otherwise the student's own chunks (filtered by student_id) when the plan says search_student_docs, the
@@ -25,8 +25,8 @@ from helpers.generation.prompts import INSTRUCTIONS, SHORT_REFUSAL, USER_TEMPLAT
 from helpers.metrics.answers import f1_score
 from helpers.sources.aggregate import count_rows, distinct_values
 from helpers.sources.context import compile_context
-from helpers.sources.filters import Scope, derive_scope, list_field, query_hint
 from helpers.sources.planner import Plan, Planner
+from helpers.sources.scope import Scope, derive_scope, list_field, query_hint
 from helpers.sources.students import Profile, ProfileStore, StudentDocs
 from helpers.store import KitStore
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from helpers.sources.planner import Plan
 from helpers.sources.students import Profile
-from helpers.store import Hit
+from helpers.types import Hit
 
 
 def _cut(text: str, limit: int) -> str:

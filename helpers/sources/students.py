@@ -25,7 +25,8 @@ from qdrant_client import models
 from helpers.chunking import chunk_for_settings
 from helpers.config import REPO_ROOT
 from helpers.parsing import parse_folder
-from helpers.store import Hit, KitStore, class_collection
+from helpers.store import KitStore, class_collection
+from helpers.types import Hit
 
 STUDENTS_DIR = REPO_ROOT / "course_data" / "students"
 COLLECTION = "nb11_students"

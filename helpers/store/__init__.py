@@ -7,9 +7,9 @@
 Embedded local mode (a folder under the kit's data directory) by default, qdrant-edge (Qdrant's Rust engine
 in-process, `store_backend = "edge"`, `edge.py`) for large collections; a Qdrant server or cluster when
 `QDRANT_URL` is set, through the very same code. `client.py` connects, `shared.py` lets several
-kernels share one embedded folder, `collection.py` holds `KitStore` and `Hit`, `filters.py` turns a dict
-into metadata filters, `measure.py` is what notebook 04 times and compares. What it leaves out: sparse
-vectors and fusion (`helpers.retrieval`).
+kernels share one embedded folder, `collection.py` holds `KitStore` (its hits are `helpers.types.Hit`),
+`payload_filters.py` turns a dict into Qdrant payload filters. What it leaves out: sparse vectors and fusion
+(`helpers.retrieval`), and what notebook 04 measures (`helpers.lab.store`).
 """
 
 from helpers.store.client import (
@@ -23,15 +23,14 @@ from helpers.store.client import (
     open_edge_folder,
     open_folder,
 )
-from helpers.store.collection import WRITE_BATCH, Hit, KitStore
-from helpers.store.filters import FILTER_FIELDS, filters_from
+from helpers.store.collection import WRITE_BATCH, KitStore
+from helpers.store.payload_filters import FILTER_FIELDS, filters_from
 from helpers.store.shared import FolderBusy, SharedLocal
 
 __all__ = [
     "FILTER_FIELDS",
     "WRITE_BATCH",
     "FolderBusy",
-    "Hit",
     "KitStore",
     "SharedLocal",
     "StoreError",

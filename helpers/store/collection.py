@@ -21,7 +21,7 @@ from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient, models
 
 from helpers.store.client import StoreError, enable_fast_local_writes, is_local
-from helpers.store.filters import create_payload_indexes, filters_from
+from helpers.store.payload_filters import create_payload_indexes, filters_from
 from helpers.types import Hit
 
 WRITE_BATCH = 256  # points per write: an interruption loses at most one batch, and the re-run redoes it

@@ -16,8 +16,8 @@ from tqdm.auto import tqdm
 
 from helpers.llm.completions import CachedCompleter
 from helpers.metrics import exact_match, f1_score
-from helpers.store import Hit
 from helpers.testset.generate import Generated, QAWriter, passage
+from helpers.types import Hit
 
 ANSWER_PROMPT = (
     "Answer the question using only the passage. Reply with the shortest phrase from the passage that answers "

@@ -29,7 +29,7 @@ from tqdm.auto import tqdm
 
 from helpers.config import Settings, get_settings
 from helpers.llm.completions import DiskCache, llm_cache, prompt_key
-from helpers.store import Hit
+from helpers.types import Hit
 
 MIN_CHUNK_CHARS = 200
 MAX_PASSAGE_CHARS = 1200  # keeps the prompt short for the 0.5B model

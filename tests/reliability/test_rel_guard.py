@@ -13,7 +13,7 @@ import pytest
 from reliability_kit import Record
 
 from helpers.generation import REJECTION, check_input
-from helpers.generation.guard_eval import OLD_RULES, guard_rates, old_false_rejections
+from helpers.lab.guard import OLD_RULES, guard_rates, old_false_rejections
 
 ISSUE_EXAMPLE = "When are final grades for graduating students due in the Spring 2024 semester?"
 

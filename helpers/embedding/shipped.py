@@ -8,7 +8,7 @@ so a text whose key is not in the seed (another chunking, a changed corpus, anot
 usual. On load the file is checked (model id, shapes, finite unit-length vectors); a file that fails is
 ignored with a warning, never trusted.
 
-    .venv/bin/python -m helpers.embedding.build_seed      # regenerate after the corpus or the default chunking changed
+    .venv/bin/python -m helpers.embedding.build_shipped   # after the corpus or the default chunking changed
 
 What it leaves out: the vectors of other chunkings and other corpora, and float32 precision (float16 keeps
 cosine similarities within about 1e-3; the vectors are normalised again after loading).
@@ -25,17 +25,17 @@ import numpy as np
 
 from helpers.config import REPO_ROOT, Settings
 
-SEED_DIR = REPO_ROOT / "course_data" / "index"
+SHIPPED_DIR = REPO_ROOT / "course_data" / "index"
 FORMAT = "kit-embedding-seed 1"
 NORM_TOLERANCE = 1e-2  # a float16 unit vector has a norm within ~1e-3 of 1; anything further is damaged
 
 
-def seed_path(model_id: str, folder: Path = SEED_DIR) -> Path:
+def shipped_path(model_id: str, folder: Path = SHIPPED_DIR) -> Path:
     """Where the seed of one embedding model lives (the model id made safe for a file name)."""
     return folder / f"embeddings-{re.sub(r'[^A-Za-z0-9._-]+', '_', model_id)}.npz"
 
 
-class SeedVectors:
+class ShippedVectors:
     """Vectors shipped with the repository, looked up by embedding-cache key; read-only."""
 
     def __init__(self, model_id: str, keys: Sequence[str], vectors: np.ndarray) -> None:
@@ -47,9 +47,9 @@ class SeedVectors:
         return len(self.index)
 
     @classmethod
-    def load(cls, model_id: str, folder: Path = SEED_DIR) -> SeedVectors | None:
+    def load(cls, model_id: str, folder: Path = SHIPPED_DIR) -> ShippedVectors | None:
         """The seed of `model_id` in `folder`, or None when there is none or it fails its checks."""
-        path = seed_path(model_id, folder)
+        path = shipped_path(model_id, folder)
         if not path.exists():
             return None
         try:
@@ -90,10 +90,10 @@ def _check(found_format: str, found_model: str, model_id: str, keys: np.ndarray,
     return ""
 
 
-def write_seed(model_id: str, keys: Sequence[str], vectors: np.ndarray, folder: Path = SEED_DIR) -> Path:
+def write_shipped(model_id: str, keys: Sequence[str], vectors: np.ndarray, folder: Path = SHIPPED_DIR) -> Path:
     """Write a seed file: keys as 32 raw bytes each, vectors as float16."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = seed_path(model_id, folder)
+    path = shipped_path(model_id, folder)
     raw_keys = np.frombuffer(b"".join(bytes.fromhex(key) for key in keys), dtype=np.uint8).reshape(len(keys), 32)
     np.savez_compressed(
         path, format=FORMAT, model_id=model_id, keys=raw_keys, vectors=np.asarray(vectors, dtype=np.float16)

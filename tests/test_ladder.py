@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from helpers.config import Settings
-from helpers.evaluation.story import METRICS, load_story, plot_story, story_rungs, story_table
+from helpers.evaluation.ladder import METRICS, load_story, plot_story, story_rungs, story_table
 from helpers.pipeline import RAGPipeline
 from helpers.query import MultiQueryRetriever
 from helpers.rerank import MaxSimReranker, Reranked

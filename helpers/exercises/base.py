@@ -1,12 +1,11 @@
 """What every stage's exercise checks share: the verdict a student reads, and CI's strict mode.
 
-A `check_…` function (one `checks.py` per stage, beside the code it exercises) computes the expected answer
+A `check_…` function (one module of `helpers/exercises/` per stage) computes the expected answer
 itself from the inputs the student used, compares, and prints "✓ Right: …" or "✗ Not yet: <what is off, a
 hint>" without the expected value, then returns True or False. A stub answer (None, the wrong type, a function
 that still raises NotImplementedError) is a "not yet" too, never a traceback. With `KIT_STRICT_CHECKS=1` (set for
 every pytest run of the notebooks by notebooks/conftest.py) a "not yet" raises `CheckFailed`, so an instructor
-solution that no longer passes its own check fails the build. It lives in the first stage so that every stage's
-checks can import it without an upward arrow.
+solution that no longer passes its own check fails the build.
 What it leaves out: grading and points (nbgrader's), and hidden tests.
 """
 

@@ -35,7 +35,7 @@ RESULTS = REPO_ROOT / "bench" / "results" / "embedders.json"
 
 def backend_embedder(name: str, settings: Settings | None = None) -> Embedder:
     """An embedder of one named set-up with no cache (every text computed), its model loaded."""
-    embedder = Embedder((settings or get_settings()).replace(**BACKENDS[name]), use_cache=False, seed_dir=None)
+    embedder = Embedder((settings or get_settings()).replace(**BACKENDS[name]), use_cache=False, shipped_dir=None)
     embedder.load()
     return embedder
 
@@ -82,4 +82,21 @@ def committed_results(path: Path = RESULTS) -> pd.DataFrame:
         f"{record['date'][:10]}, load {machine['load_average_start'][0]:.1f} → {machine['load_average_end'][0]:.1f}"
     )
     table.attrs["default"] = record.get("default", "")
+    return table
+
+
+def compare_backends(texts: Sequence[str], settings: Settings | None = None, rounds: int = 1) -> pd.DataFrame:
+    """One row per backend: live chunks/s and ratio on `texts`, then the benchmark's chunks/s, ratio and recall@5."""
+    live = time_backends(texts, tuple(BACKENDS), settings, rounds)
+    live = live[["chunks/s", "× torch fp32"]].add_prefix("now: ")
+    try:
+        committed = committed_results()
+    except FileNotFoundError:
+        return live
+    columns = ["chunks/s", "× torch fp32"] + [c for c in committed.columns if "recall@5" in c]
+    if "within 0.01" in committed.columns:
+        columns.append("within 0.01")
+    table = live.join(committed[columns].add_prefix("bench: "), how="left")
+    table.attrs.update(committed.attrs)
+    table.attrs["load average"] = live.attrs.get("load average")
     return table

@@ -20,7 +20,7 @@ from helpers.corpus import Question
 from helpers.metrics import evaluate_retrieval, relevance_labels
 from helpers.rerank.base import Reranker
 from helpers.retrieval.base import Retriever
-from helpers.store import Hit
+from helpers.types import Hit
 
 System = Callable[[Question], Sequence[Hit]]
 METRICS = ("recall@5", "mrr", "hit@1")
@@ -203,7 +203,7 @@ BUDGETS = {
 
 def profile_questions(questions: Sequence[Question], profile: str, seed: int = 0) -> list[Question]:
     """All questions in `full`; a seeded subset with at most 3 per category in `ci`."""
-    from helpers.chunking.compare import question_subset
+    from helpers.lab.common import question_subset
 
     return question_subset(questions, BUDGETS[profile]["per_category"], seed)
 

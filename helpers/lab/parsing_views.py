@@ -4,7 +4,7 @@ What it does: `noise_table` puts the share of each HTML page's bytes that the ki
 `noise_share` it stores in metadata) next to trafilatura's, with a size-weighted corpus row; `print_page_orders`
 prints the start of one PDF page as PyMuPDF's plain text, its y-sorted text and the kit's reading order;
 `metadata_frame` lays out chosen metadata keys of some documents as a table.
-What it leaves out: any measurement against the gold set (that is `compare.py`).
+What it leaves out: any measurement against the gold set (that is `helpers.lab.parsing`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pandas as pd
 from llama_index.core import Document
 
 from helpers.corpus import DOCS_DIR, course_files
+from helpers.lab.parsing import html_trafilatura, pdf_plain, pdf_sorted
 from helpers.parsing import html_to_text, pdf_pages
 from helpers.parsing.base import collapse, source_name
-from helpers.parsing.compare import html_trafilatura, pdf_plain, pdf_sorted
 
 SEED_NOISE_SHARE = 0.713  # seed 002's figure for the course's HTML pages, to compare with the measured one
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
+from helpers.exercises.base import not_yet, self_check, verdict
 from helpers.generation import guard
-from helpers.generation.guard_eval import flagged_benign
-from helpers.parsing.checks import not_yet, self_check, verdict
+from helpers.lab.guard import flagged_benign
 
 QUOTED = 2  # benign questions quoted when the rule flags some
 

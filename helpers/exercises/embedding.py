@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from helpers.parsing.checks import number_function_verdict, self_check
+from helpers.exercises.base import number_function_verdict, self_check
 
 TOLERANCE = 1e-4  # float32 vectors: agree to 4 decimals
 

@@ -10,10 +10,10 @@ import pytest
 
 from helpers.config import Settings, get_settings
 from helpers.embedding import Embedder, EmbeddingCache
-from helpers.embedding.build_seed import SEEDED
-from helpers.embedding.seed import SeedVectors, course_embed_texts, seed_path, write_seed
+from helpers.embedding.build_shipped import SEEDED
+from helpers.embedding.shipped import ShippedVectors, course_embed_texts, shipped_path, write_shipped
 
-REGENERATE = ".venv/bin/python -m helpers.embedding.build_seed"
+REGENERATE = ".venv/bin/python -m helpers.embedding.build_shipped"
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +35,8 @@ def settings(tmp_settings: Settings, tmp_path: Path) -> Settings:
 @pytest.mark.parametrize("embedder", SEEDED, ids=["default", "torch-fp32"])
 def test_the_shipped_vectors_cover_exactly_the_course_chunks(course_texts: list[str], embedder: dict) -> None:
     model = Embedder(Settings().replace(**embedder)).model_id
-    seed = SeedVectors.load(model)
-    assert seed is not None, f"{seed_path(model)} is missing or damaged; regenerate it: {REGENERATE}"
+    seed = ShippedVectors.load(model)
+    assert seed is not None, f"{shipped_path(model)} is missing or damaged; regenerate it: {REGENERATE}"
     wanted = {EmbeddingCache.key(model, text) for text in course_texts}
     missing, stale = wanted - set(seed.index), set(seed.index) - wanted
     assert not missing and not stale, (
@@ -51,7 +51,7 @@ def test_the_shipped_vectors_are_the_models_vectors(
 ) -> None:
     settings = settings.replace(**embedder)
     sample = course_texts[:: max(1, len(course_texts) // 8)][:8]
-    computed = Embedder(settings, seed_dir=None).embed_texts(sample)
+    computed = Embedder(settings, shipped_dir=None).embed_texts(sample)
     seeded = Embedder(settings.replace(cache_dir=settings.cache_dir / "other")).embed_texts(sample)
     cosines = np.sum(computed * seeded, axis=1)
     assert cosines.min() > 0.999, f"seeded vectors differ from the model's (cosine {cosines.min():.4f}): {REGENERATE}"
@@ -70,15 +70,15 @@ def test_seeded_texts_are_looked_up_and_others_computed(course_texts: list[str],
 def test_a_seed_for_another_model_or_a_damaged_one_is_ignored(tmp_path: Path) -> None:
     key = EmbeddingCache.key("m", "some text")
     unit = np.eye(4, dtype=np.float32)[:1]
-    write_seed("m", [key], unit, tmp_path)
-    assert len(SeedVectors.load("m", tmp_path)) == 1
-    assert SeedVectors.load("other-model", tmp_path) is None  # no file of that name
-    seed_path("other-model", tmp_path).write_bytes(seed_path("m", tmp_path).read_bytes())  # renamed, still "m"
+    write_shipped("m", [key], unit, tmp_path)
+    assert len(ShippedVectors.load("m", tmp_path)) == 1
+    assert ShippedVectors.load("other-model", tmp_path) is None  # no file of that name
+    shipped_path("other-model", tmp_path).write_bytes(shipped_path("m", tmp_path).read_bytes())  # renamed, still "m"
     with pytest.warns(UserWarning, match="made for model 'm'"):
-        assert SeedVectors.load("other-model", tmp_path) is None
-    write_seed("m", [key], unit * 3, tmp_path)  # not unit length: damaged
+        assert ShippedVectors.load("other-model", tmp_path) is None
+    write_shipped("m", [key], unit * 3, tmp_path)  # not unit length: damaged
     with pytest.warns(UserWarning, match="length 1"):
-        assert SeedVectors.load("m", tmp_path) is None
-    seed_path("m", tmp_path).write_bytes(b"not a zip file")
+        assert ShippedVectors.load("m", tmp_path) is None
+    shipped_path("m", tmp_path).write_bytes(b"not a zip file")
     with pytest.warns(UserWarning, match="unreadable"):
-        assert SeedVectors.load("m", tmp_path) is None
+        assert ShippedVectors.load("m", tmp_path) is None

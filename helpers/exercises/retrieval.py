@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from helpers.parsing.checks import call_student, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import call_student, function_problem, not_yet, self_check, verdict
 from helpers.retrieval.postprocess import dedupe_by_source
-from helpers.store import Hit
+from helpers.types import Hit
 
 Dedupe = Callable[[Sequence[Hit]], list[Hit]]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from helpers.parsing.checks import STUB_HINT, as_count, not_yet, self_check, verdict
+from helpers.exercises.base import STUB_HINT, as_count, not_yet, self_check, verdict
 
 Search = Callable[[str, int], list[tuple[str, float]]]  # (question, k) in, ranked (point id, score) pairs out
 

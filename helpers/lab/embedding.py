@@ -1,6 +1,6 @@
 """What notebook 03 measures and draws: a similarity heatmap, embedding speed cold and warm, query prefixes.
 
-Retrieval quality here is exact dense search in numpy (`X @ q`, from `helpers.chunking.compare`) scored
+Retrieval quality here is exact dense search in numpy (`X @ q`, from `helpers.lab.chunking`) scored
 against the gold evidence quotes, so the numbers isolate the embedder from any vector store.
 What it leaves out: a second local embedding model (none is known to install offline from PyPI).
 """
@@ -64,8 +64,8 @@ def measure_speed(texts: Sequence[str], settings: Settings | None = None) -> pd.
     settings = settings or get_settings()
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        # Timed on the model itself: the shipped course vectors (seed.py) would answer without computing.
-        embedder = Embedder(settings.replace(cache_dir=Path(folder)), seed_dir=None)
+        # Timed on the model itself: the shipped course vectors (shipped.py) would answer without computing.
+        embedder = Embedder(settings.replace(cache_dir=Path(folder)), shipped_dir=None)
         start = time.perf_counter()
         embedder.load()  # loading the model is a one-off cost, timed on its own row
         rows.append({"run": "load the model", "texts": 0, "computed": 0, "seconds": time.perf_counter() - start})
@@ -91,7 +91,7 @@ def compare_query_prefixes(
     k: int = 5,
 ) -> pd.DataFrame:
     """Dense retrieval with each query prefix: quality, top score, and how often the top-k equals the first prefix's."""
-    from helpers.chunking.compare import dense_retriever
+    from helpers.lab.common import dense_retriever
 
     settings = settings or get_settings()
     texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes]

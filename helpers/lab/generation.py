@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
-from helpers.chunking.compare import question_subset
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question
 from helpers.generation.answer import Answer
-from helpers.generation.evaluate import run_answers
 from helpers.generation.fewshot import ExampleSelector
+from helpers.lab.answer_scores import run_answers
+from helpers.lab.common import question_subset
 
 if TYPE_CHECKING:
     from helpers.retrieval import Retriever

@@ -1,6 +1,6 @@
 """What notebook 02 displays besides the comparison table: window agreement, length histograms, recall curves.
 
-What it leaves out: the measurements themselves (`compare.py`) and any styling beyond matplotlib defaults.
+What it leaves out: the measurements themselves (`helpers.lab.chunking`) and any styling beyond matplotlib defaults.
 """
 
 from __future__ import annotations

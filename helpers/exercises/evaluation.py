@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from helpers.evaluation.ablation import AblationResult
-from helpers.parsing.checks import STUB_HINT, not_yet, self_check, verdict
+from helpers.exercises.base import STUB_HINT, not_yet, self_check, verdict
 
 ALPHA = 0.05  # a gain survives when fewer than 5 % of the resamples make it vanish
 

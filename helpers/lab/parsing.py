@@ -6,7 +6,7 @@ the raw file — and reports the share of gold evidence quotes found in each one
 pages) parsed per second. Found means: whitespace and case folded, the whole quote (or, looser, at least half
 of it as one piece); and the question's reference answer somewhere in its evidence documents' text.
 What it leaves out: the noise a parser keeps beside a quote (`views.noise_table` shows that side), and
-retrieval, which `table_retrieval.py` measures for tables.
+retrieval, which `table_lookup.py` measures for tables.
 """
 
 from __future__ import annotations

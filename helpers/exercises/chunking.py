@@ -2,7 +2,7 @@
 
 `check_chunk_count(answer, documents, "fixed_tokens", size=200, overlap=50)` chunks the same documents the same
 way (no embedding, a second or two), compares the counts and says what is off — the strategy's own sizes, no
-overlap, too many or too few — without printing the expected number (see helpers.parsing.checks).
+overlap, too many or too few — without printing the expected number (see helpers.exercises.base).
 What it leaves out: the retrieval scores of the exercise, which need the embedder and are read, not checked.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from llama_index.core import Document
 
 from helpers.chunking import chunk_documents
-from helpers.parsing.checks import STUB_HINT, as_count, not_yet, self_check, verdict
+from helpers.exercises.base import STUB_HINT, as_count, not_yet, self_check, verdict
 
 
 @self_check

@@ -17,10 +17,10 @@ import pandas as pd
 from llama_index.core import Document
 
 from helpers.chunking import chunk_documents
-from helpers.chunking.compare import Subset, ci_subset, dense_retriever
 from helpers.config import Settings
 from helpers.corpus import DOCS_DIR, Question, course_files
 from helpers.embedding import Embedder
+from helpers.lab.common import Subset, ci_subset, dense_retriever
 from helpers.metrics import evaluate_retrieval
 from helpers.parsing import parse
 from helpers.parsing.enrich import FIELDS, Enrichment, flat_fields

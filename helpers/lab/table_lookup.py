@@ -19,10 +19,10 @@ import pandas as pd
 from llama_index.core import Document
 
 from helpers.chunking import DEFAULT_STRATEGY, chunk_documents
-from helpers.chunking.compare import dense_retriever
 from helpers.config import Settings, get_settings
 from helpers.corpus import DOCS_DIR, Question
 from helpers.embedding import Embedder
+from helpers.lab.common import dense_retriever
 from helpers.metrics import contains_answer, evaluate_answer_retrieval
 from helpers.parsing import parse_folder
 

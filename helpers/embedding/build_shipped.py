@@ -1,11 +1,11 @@
-"""Regenerate the shipped course vectors: `python -m helpers.embedding.build_seed`.
+"""Regenerate the shipped course vectors: `python -m helpers.embedding.build_shipped`.
 
 What it does: embeds the course corpus under the default model and chunking with the `Embedder` (its cache
-serves what it already has) and writes the seed file `seed.py` reads: one for the default embedder (ONNX
+serves what it already has) and writes the file `shipped.py` reads: one for the default embedder (ONNX
 int8) and one for torch float32 (`embed_backend = "local"`, the fallback where ONNX Runtime is missing).
 It is its own module because it needs the embedder, and the embedder reads the seed: apart, neither imports
 the other in a circle.
-What it leaves out: checking a seed (`SeedVectors.load` does that) and other corpora.
+What it leaves out: checking a seed (`ShippedVectors.load` does that) and other corpora.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from pathlib import Path
 from helpers.config import Settings, get_settings
 from helpers.embedding.cache import EmbeddingCache
 from helpers.embedding.embedder import Embedder
-from helpers.embedding.seed import SEED_DIR, course_embed_texts, write_seed
+from helpers.embedding.shipped import SHIPPED_DIR, course_embed_texts, write_shipped
 
 SEEDED = ({}, {"embed_backend": "local", "embed_precision": "fp32"})  # the default, and torch float32
 
 
-def build_seed(settings: Settings | None = None, folder: Path = SEED_DIR, **embedder: str) -> tuple[Path, int]:
+def build_shipped(settings: Settings | None = None, folder: Path = SHIPPED_DIR, **embedder: str) -> tuple[Path, int]:
     """Embed the course corpus under the default model and chunking (the cache serves what it has); write the seed."""
     defaults = Settings()  # the seed is for what a fresh machine builds: the default chunking and model
     settings = (settings or get_settings()).replace(
@@ -33,18 +33,18 @@ def build_seed(settings: Settings | None = None, folder: Path = SEED_DIR, **embe
         chunk_size=defaults.chunk_size,
         chunk_overlap=defaults.chunk_overlap,
     )
-    embedder = Embedder(settings, seed_dir=None)  # never seed the seed from itself
+    embedder = Embedder(settings, shipped_dir=None)  # never seed the seed from itself
     texts = list(dict.fromkeys(course_embed_texts(settings)))
     vectors = embedder.embed_texts(texts, progress=True)
     keys = [EmbeddingCache.key(embedder.model_id, text) for text in texts]
-    return write_seed(embedder.model_id, keys, vectors, folder), len(texts)
+    return write_shipped(embedder.model_id, keys, vectors, folder), len(texts)
 
 
 def main() -> int:
-    """`python -m helpers.embedding.build_seed`: regenerate the shipped course vectors."""
+    """`python -m helpers.embedding.build_shipped`: regenerate the shipped course vectors."""
     for embedder in SEEDED:
         start = time.perf_counter()
-        path, count = build_seed(**embedder)
+        path, count = build_shipped(**embedder)
         size_mb = path.stat().st_size / 1e6
         print(f"wrote {path} ({count} vectors, {size_mb:.2f} MB) in {time.perf_counter() - start:.0f} s; commit it")
     return 0

@@ -1,0 +1,85 @@
+"""What every lab experiment shares: seeded question subsets and an exact numpy dense retriever.
+
+`question_subset` keeps a seeded, stratified share of a question set; `profile_subset` (through `ci_subset`)
+keeps everything in the `full` profile and a few questions with their documents in `ci`; `dense_retriever`
+ranks nodes by `X @ q` over L2-normalised vectors, exact and without a vector store.
+What it leaves out: any scoring (each experiment module scores its own stage) and the pipeline.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from llama_index.core import Document
+from llama_index.core.schema import MetadataMode, TextNode
+
+from helpers.config import Settings, get_settings
+from helpers.corpus import Question
+from helpers.embedding import Embedder
+from helpers.metrics import chunk_supports
+from helpers.types import Hit
+
+
+def dense_retriever(nodes: Sequence[TextNode], embedder: Embedder, k: int = 10) -> Callable[[Question], list[Hit]]:
+    """Exact dense search over `nodes`: embed each once (what the pipeline embeds), then rank by X @ q."""
+    matrix = embedder.embed_texts([node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes])
+
+    def retrieve(question: Question) -> list[Hit]:
+        scores = matrix @ embedder.embed_query(question.question)
+        top = np.argsort(-scores, kind="stable")[:k]
+        return [Hit(nodes[i].node_id, nodes[i].text, dict(nodes[i].metadata), {"dense": float(scores[i])}) for i in top]
+
+    return retrieve
+
+
+def question_subset(questions: Sequence[Question], per_category: int | None, seed: int = 0) -> list[Question]:
+    """A seeded, stratified subset: at most `per_category` questions of each category (None: all), in order."""
+    if per_category is None:
+        return list(questions)
+    by_category: dict[str, list[Question]] = {}
+    for question in questions:
+        by_category.setdefault(question.category, []).append(question)
+    rng = random.Random(seed)
+    picked = {q.id for group in by_category.values() for q in rng.sample(group, min(per_category, len(group)))}
+    return [question for question in questions if question.id in picked]
+
+
+Subset = tuple[list[Document], list[Question]]
+
+
+def ci_subset(select: Callable[..., Subset]) -> Callable[..., Subset]:
+    """Run `select(documents, questions, settings, **sizes)` in the `ci` profile only; `full` keeps everything."""
+
+    @functools.wraps(select)
+    def subset(documents: Sequence[Document], questions: Sequence[Question], settings: Settings | None = None,
+               **sizes: int) -> Subset:  # fmt: skip
+        settings = settings or get_settings()
+        if settings.profile != "ci":
+            return list(documents), list(questions)
+        return select(documents, questions, settings, **sizes)
+
+    return subset
+
+
+@ci_subset
+def profile_subset(documents: Sequence[Document], questions: Sequence[Question], settings: Settings,
+                   per_category: int = 2, other_documents: int = 10) -> Subset:  # fmt: skip
+    """Everything in the `full` profile; in `ci`, a few questions per category, their documents and a few others.
+
+    Embedding every chunk of six strategies from a cold cache takes minutes on two cores; the ci subset keeps
+    the notebook within its budget and still mixes distractors into the search. A "document" is what the
+    parser returns, so of the handbook only the pages holding the evidence are kept.
+    """
+    questions = question_subset(questions, per_category, seed=settings.seed)
+    quotes = [evidence for question in questions for evidence in question.evidence]
+    needed = {
+        document.id_
+        for document in documents
+        if any(chunk_supports(document.text, str(document.metadata.get("source")), quote) for quote in quotes)
+    }
+    others = sorted(document.id_ for document in documents if document.id_ not in needed)
+    needed |= set(random.Random(settings.seed).sample(others, min(other_documents, len(others))))
+    return [document for document in documents if document.id_ in needed], questions
