@@ -7,8 +7,8 @@ HTML comments (`<!-- BEGIN SOLUTION -->` … `<!-- END SOLUTION -->`). In the st
 function whose signature the student keeps) and a Markdown block becomes "*Your answer here.*"; text outside
 the markers stays as it is, and cells without markers stay byte-identical.
 Exercises with a computable answer check themselves with a `check_…` cell the stub leaves in place (the
-stage's module of `helpers/exercises/`; CI runs them on the instructor solutions). What it leaves out: hidden tests and grading
-(nbgrader's), and any check of the exercises whose answer is prose.
+stage's module of `helpers/exercises/`; CI runs them on the instructor solutions). What it leaves out: hidden
+tests and grading (nbgrader's), and any check of the exercises whose answer is prose.
 """
 
 from __future__ import annotations

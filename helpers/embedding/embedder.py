@@ -62,7 +62,7 @@ class Embedder:
         self._model: Any = None
         self._dimension: int | None = None
         self.cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite") if use_cache else None
-        self.shipped_dir = shipped_dir  # the shipped course vectors (shipped.py), consulted after the cache; None: never
+        self.shipped_dir = shipped_dir  # shipped course vectors, consulted after the cache; None: never
         self.stats = {"computed": 0, "cached": 0, "seeded": 0}
 
     @cached_property
