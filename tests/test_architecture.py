@@ -173,3 +173,32 @@ def test_the_rule_is_written_in_the_package() -> None:
     doc = ast.get_docstring(ast.parse((HELPERS / "__init__.py").read_text(encoding="utf-8"))) or ""
     for name, _ in LAYERS:
         assert name in doc, f"layer {name!r} is not described in helpers/__init__.py"
+
+
+def path_strings(module: str) -> list[str]:
+    """The string constants of a module that are not docstrings (the ones code can build a path from)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def reads_bench_results(strings: list[str]) -> bool:
+    return any(s == "bench" or "bench/results" in s for s in strings)
+
+
+def test_the_library_never_reads_what_the_benchmarks_wrote() -> None:
+    """bench/ sits above the package: a notebook or a benchmark passes a results path in, helpers never builds one."""
+    assert reads_bench_results(['REPO_ROOT / "bench"', "bench"])  # the check itself can fail
+    found = [module for module in MODULES if reads_bench_results(path_strings(module))]
+    assert not found, f"modules that build a path into bench/: {found}"

@@ -14,6 +14,8 @@ from helpers.pipeline import RAGPipeline
 from helpers.query import MultiQueryRetriever
 from helpers.rerank import MaxSimReranker, Reranked
 
+RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
+
 RUNGS = ["closed book", "naive (dense)", "kit defaults (hybrid)", "+ rerank (maxsim)", "+ multi-query"]
 
 
@@ -57,7 +59,7 @@ def test_the_table_keeps_ladder_order_and_puts_the_corpora_side_by_side() -> Non
 
 
 def test_the_committed_run_covers_both_corpora_and_every_rung() -> None:
-    rows = load_story()
+    rows = load_story(RESULTS)
     if rows is None:
         pytest.skip("bench/results/story_ladder.csv not written yet: python -m bench.story")
     assert set(rows.corpus) == {"course", "real"}

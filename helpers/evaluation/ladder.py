@@ -123,11 +123,9 @@ def plot_story(table: pd.DataFrame, metrics: Sequence[str] = ("F1", "answer in c
 STORY_CSV = "story_ladder.csv"
 
 
-def load_story(folder: Path | None = None) -> pd.DataFrame | None:
-    """The rows `bench/story.py` measured (bench/results/story_ladder.csv), or None before its first run."""
-    from helpers.evaluation.two_corpora import SWEEP_DIR
-
-    path = Path(folder or SWEEP_DIR) / STORY_CSV
+def load_story(folder: Path) -> pd.DataFrame | None:
+    """The rows `python -m bench.story` wrote into `folder` (its `story_ladder.csv`), or None before its first run."""
+    path = Path(folder) / STORY_CSV
     return pd.read_csv(path) if path.exists() else None
 
 

@@ -207,31 +207,27 @@ def pick_default(table: pd.DataFrame, current: str, tolerance: float = 0.0) -> s
     return str(safe.mean(axis=1).idxmax())
 
 
-SWEEP_DIR = Path(__file__).resolve().parents[2] / "bench" / "results"
-
-
-def sweep_results(stage: str, folder: Path | None = None) -> pd.DataFrame:
-    """The rows `python -m bench.realworld <stage>` wrote (every corpus it ran on), with when they were measured."""
+def sweep_results(stage: str, folder: Path) -> pd.DataFrame:
+    """The rows `python -m bench.realworld <stage>` wrote into `folder` (every corpus), with when they were measured."""
     import json
 
     frames = []
-    for path in sorted(Path(folder or SWEEP_DIR).glob(f"realworld_{stage}*.json")):
+    for path in sorted(Path(folder).glob(f"realworld_{stage}*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
         frame = pd.DataFrame(record["rows"])
         frame["measured"] = f"{record['date'][:10]}, load {record['machine']['load_average_start'][0]:.1f}"
         frames.append(frame)
     if not frames:
-        raise FileNotFoundError(f"no results of `python -m bench.realworld {stage}` under {folder or SWEEP_DIR}")
+        raise FileNotFoundError(f"no results of `python -m bench.realworld {stage}` under {folder}")
     return pd.concat(frames, ignore_index=True)
 
 
-def sweep_table(stage: str, metric: str, index: str | list[str], **where: Any) -> pd.DataFrame:
-    """A committed sweep as one row per `index` value and one column per corpus, keeping the rows `where` says."""
-    rows = sweep_results(stage)
+def sweep_table(rows: pd.DataFrame, metric: str, index: str | list[str], **where: Any) -> pd.DataFrame:
+    """A sweep's rows (`sweep_results`) as one row per `index` value and one column per corpus, keeping `where`."""
     for key, value in where.items():
         rows = rows[rows[key] == value]
     if rows.empty:
-        raise ValueError(f"no rows of the {stage} sweep match {where}")
+        raise ValueError(f"no rows of the sweep match {where}")
     return rows.pivot_table(index=index, columns="corpus", values=metric, sort=False).round(3)
 
 
@@ -312,11 +308,11 @@ def reader_verdict(rows: pd.DataFrame, small: str, large: str, max_slowdown: flo
     return verdict.round(3)
 
 
-def answer_rows(stage: str, folder: Path | None = None) -> pd.DataFrame:
-    """Every scored answer `python -m bench.realworld <stage>` wrote (one row per corpus, set-up and question)."""
-    paths = sorted(Path(folder or SWEEP_DIR).glob(f"realworld_{stage}*_answers.csv"))
+def answer_rows(stage: str, folder: Path) -> pd.DataFrame:
+    """Every scored answer `python -m bench.realworld <stage>` wrote into `folder` (per corpus, set-up, question)."""
+    paths = sorted(Path(folder).glob(f"realworld_{stage}*_answers.csv"))
     if not paths:
-        raise FileNotFoundError(f"no answers of `python -m bench.realworld {stage}` under {folder or SWEEP_DIR}")
+        raise FileNotFoundError(f"no answers of `python -m bench.realworld {stage}` under {folder}")
     frame = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
     return frame.drop_duplicates(["corpus", "set-up", "id"])
 

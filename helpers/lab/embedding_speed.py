@@ -5,8 +5,8 @@ What it does: `BACKENDS` names the set-ups (torch or ONNX Runtime, float32 or in
 each, without any cache, after one warm-up batch, in rounds that alternate the set-ups (so a busy moment of a
 shared machine hits them all) and keeps each one's fastest round, as chunks/s and as a ratio to the first
 set-up measured in the same run.
-`committed_results` reads what `python -m bench.embedders` measured on the whole course (speed, and recall@5
-on the course and real-document dev sets) from `bench/results/embedders.json`.
+`committed_results(path)` reads what `python -m bench.embedders` measured on the whole course (speed, and
+recall@5 on the course and real-document dev sets) from the results file it wrote.
 What it leaves out: retrieval quality (that needs the evaluation stage: bench/embedders.py), OpenAI embeddings.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.config import REPO_ROOT, Settings, get_settings
+from helpers.config import Settings, get_settings
 from helpers.embedding.embedder import Embedder
 
 BACKENDS: dict[str, dict[str, str]] = {
@@ -30,7 +30,6 @@ BACKENDS: dict[str, dict[str, str]] = {
     "onnx fp32": {"embed_backend": "onnx", "embed_precision": "fp32"},
     "onnx int8": {"embed_backend": "onnx", "embed_precision": "int8"},
 }
-RESULTS = REPO_ROOT / "bench" / "results" / "embedders.json"
 
 
 def backend_embedder(name: str, settings: Settings | None = None) -> Embedder:
@@ -67,7 +66,7 @@ def time_backends(
     return table.round({"seconds": 2, "chunks/s": 1, f"× {names[0]}": 2})
 
 
-def committed_results(path: Path = RESULTS) -> pd.DataFrame:
+def committed_results(path: Path) -> pd.DataFrame:
     """The table `python -m bench.embedders` wrote: one row per embedder (speed, ratios, recall@5 on both dev sets)."""
     if not path.exists():
         raise FileNotFoundError(f"no {path.name} yet: run .venv/bin/python -m bench.embedders")
@@ -85,14 +84,16 @@ def committed_results(path: Path = RESULTS) -> pd.DataFrame:
     return table
 
 
-def compare_backends(texts: Sequence[str], settings: Settings | None = None, rounds: int = 1) -> pd.DataFrame:
-    """One row per backend: live chunks/s and ratio on `texts`, then the benchmark's chunks/s, ratio and recall@5."""
+def compare_backends(
+    texts: Sequence[str], settings: Settings | None = None, rounds: int = 1, results: Path | None = None
+) -> pd.DataFrame:
+    """One row per backend: live chunks/s and ratio on `texts`; with `results` (the benchmark's embedders.json)
+    beside them the benchmark's chunks/s, ratio and recall@5."""
     live = time_backends(texts, tuple(BACKENDS), settings, rounds)
     live = live[["chunks/s", "× torch fp32"]].add_prefix("now: ")
-    try:
-        committed = committed_results()
-    except FileNotFoundError:
+    if results is None or not results.exists():
         return live
+    committed = committed_results(results)
     columns = ["chunks/s", "× torch fp32"] + [c for c in committed.columns if "recall@5" in c]
     if "within 0.01" in committed.columns:
         columns.append("within 0.01")

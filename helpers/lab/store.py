@@ -83,13 +83,13 @@ def local_write_rate(folder: Path, points: int = 2000, dimension: int = 384, fas
     client = QdrantClient(path=str(folder))
     try:
         config = models.VectorParams(size=dimension, distance=models.Distance.COSINE)
-        client.create_collection("bench", vectors_config=config)
+        client.create_collection("timed", vectors_config=config)
         if fast_writes:
-            enable_fast_local_writes(client, "bench")
+            enable_fast_local_writes(client, "timed")
         start = time.perf_counter()
         for first in range(0, points, 256):
             batch = range(first, min(first + 256, points))
-            client.upsert("bench", [models.PointStruct(id=i, vector=vectors[i].tolist(), payload={}) for i in batch])
+            client.upsert("timed", [models.PointStruct(id=i, vector=vectors[i].tolist(), payload={}) for i in batch])
         return points / (time.perf_counter() - start)
     finally:
         client.close()
