@@ -4,8 +4,9 @@ The dependency rule, in folders (checked by tests/test_architecture.py on every 
 TYPE_CHECKING ones included): a folder imports only from its own layer or below, no two folders import each other,
 and no imports close a circle. Bottom first:
 
-    foundation    config, types (Hit), models (model files), llm (LLM clients and caches), corpus (Question,
-                  every question-set loader), metrics (hit@k, MRR, nDCG, EM/F1: pure functions)
+    foundation    config, types (Hit), mechanisms (the slots a student's function can fill: `use`), models
+                  (model files), llm (LLM clients and caches), corpus (Question, every question-set loader),
+                  metrics (hit@k, MRR, nDCG, EM/F1: pure functions)
     parsing       files → Documents (+ LLM metadata enrichment)
     chunking      Documents → nodes
     embedding     texts → vectors (+ the shipped course vectors)
@@ -16,7 +17,8 @@ and no imports close a circle. Bottom first:
     generation    prompt, token budget, answer with citations, guard
     lab           the experiments the notebooks run to compare a stage's choices, one module per stage or topic,
                   and what they share (`lab.common`: question subsets, an exact numpy retriever); no pipeline
-    pipeline      RAGPipeline: composes the stages; a stage's factory takes the parts it uses
+    pipeline      core (the visible loop of notebook 00: embed, cosine top-k, numbered prompt, LLM, citations) and
+                  RAGPipeline, its upgrade: composes the stages; a stage's factory takes the parts it uses
                   (`make_retriever(name, store, embedder, settings)`), `pipeline.make_retriever(name)` passes them
     applications  evaluation, sources, testset
     byod          your own folder of documents
@@ -46,7 +48,7 @@ def _offline_environment() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
-    # Spinning OpenMP threads made a 0.5B answer 3-4x slower with a second process busy (bench/results):
+    # Spinning OpenMP threads steal the cores a second busy process needs (docs/decisions.md):
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     spec = importlib.util.find_spec("llama_index.core")
     if spec is not None and spec.submodule_search_locations:

@@ -17,14 +17,14 @@ import pytest
 HELPERS = Path(__file__).resolve().parents[1] / "helpers"
 
 STAGES = ("parsing", "chunking", "embedding", "store", "retrieval", "rerank", "query", "generation")
-FOUNDATION = ("config", "types", "models", "llm", "corpus", "metrics")
+FOUNDATION = ("config", "types", "mechanisms", "models", "llm", "corpus", "metrics")
 # (layer, top-level units of helpers/: a folder or a single module), bottom first. A module belongs to the layer
 # of its unit; a unit is a folder, so a new file is in the layer of the folder it is put in.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", FOUNDATION),
     *[(stage, (stage,)) for stage in STAGES],
     ("lab", ("lab",)),  # the experiments notebooks run to compare a stage's choices; above every stage
-    ("pipeline", ("pipeline",)),
+    ("pipeline", ("core", "pipeline")),  # core: the visible loop of notebook 00; pipeline: its upgrade
     ("applications", ("evaluation", "sources", "testset")),
     ("byod", ("byod",)),
     ("exercises", ("exercises",)),  # the exercises' self-checks: they may use any measurement below

@@ -1,0 +1,95 @@
+"""The whole of RAG on one screen: embed, cosine top-k, a numbered prompt, the LLM, citations.
+
+    >>> rag = TinyRAG(chunks, Embedder(settings), make_llm(settings))
+    >>> reply = rag.ask("What is the application fee for the MS program?")
+    >>> reply.text, reply.cited            # ('$90 [1]', [1])
+
+Notebook 00 walks through it line by line; `RAGPipeline` is the same loop with every part upgraded, and
+each later notebook replaces one part of it: chunks (02), the similarity search (03, 05), the prompt and
+its token budget (07), the scores (08). The four functions are plain on purpose: `search` is a matrix
+product and a sort, `build_prompt` a format string, `cited_numbers` a regular expression.
+What it leaves out: everything `RAGPipeline` adds — a vector store, BM25 and hybrid fusion, a token
+budget, refusal below a similarity, the injection guard, reranking, streaming, caching of answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+SYSTEM = (
+    "You answer questions about a university program using only the numbered passages. "
+    "Cite the passage number in square brackets. If the passages do not say, reply: unknown"
+)
+TEMPLATE = "Passages:\n{passages}\n\nQuestion: {question}\nAnswer with a short phrase."
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document and where it came from (what a citation points to)."""
+
+    text: str
+    source: str
+
+
+@dataclass
+class Reply:
+    """The answer, the numbered passages it was given (with their cosine), and the numbers it cited."""
+
+    text: str
+    passages: list[tuple[Chunk, float]]
+    messages: list[dict[str, str]] = field(repr=False)
+    cited: list[int] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        lines = [self.text]
+        for number, (chunk, score) in enumerate(self.passages, start=1):
+            mark = "*" if number in self.cited else " "
+            lines.append(f"{mark}[{number}] {chunk.source} (cosine {score:.3f})")
+        return "\n".join(lines)
+
+
+def search(matrix: np.ndarray, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The k rows of `matrix` most similar to `query`: with unit-length rows, cosine is a dot product."""
+    scores = matrix @ query
+    best = np.argsort(-scores, kind="stable")[:k]
+    return [(int(i), float(scores[i])) for i in best]
+
+
+def build_prompt(question: str, passages: Sequence[Chunk]) -> list[dict[str, str]]:
+    """Chat messages: the rules, then the passages numbered from 1, then the question."""
+    numbered = "\n\n".join(f"[{n}] ({chunk.source}) {chunk.text}" for n, chunk in enumerate(passages, start=1))
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": TEMPLATE.format(passages=numbered, question=question)},
+    ]
+
+
+def cited_numbers(text: str, how_many: int) -> list[int]:
+    """The passage numbers an answer cites ("[2]", "[1, 3]"), only those that exist, in order, once each."""
+    found = [int(n) for group in re.findall(r"\[([\d,\s]+)\]", text) for n in re.findall(r"\d+", group)]
+    return list(dict.fromkeys(n for n in found if 1 <= n <= how_many))
+
+
+class TinyRAG:
+    """Retrieval-augmented generation in its smallest honest form, over chunks held in memory."""
+
+    def __init__(self, chunks: Sequence[Chunk], embedder: Any, llm: Any, k: int = 4, max_tokens: int = 48) -> None:
+        self.chunks, self.embedder, self.llm, self.k, self.max_tokens = list(chunks), embedder, llm, k, max_tokens
+        self.matrix = embedder.embed_texts([chunk.text for chunk in self.chunks])  # one unit-length row per chunk
+
+    def retrieve(self, question: str) -> list[tuple[Chunk, float]]:
+        """The k chunks nearest the question, with their cosine similarity."""
+        query = self.embedder.embed_query(question)
+        return [(self.chunks[i], score) for i, score in search(self.matrix, query, self.k)]
+
+    def ask(self, question: str) -> Reply:
+        """Retrieve, prompt, generate, and read the citations back out of the answer."""
+        passages = self.retrieve(question)
+        messages = build_prompt(question, [chunk for chunk, _ in passages])
+        text = self.llm.chat(messages, max_tokens=self.max_tokens).text.strip()
+        return Reply(text, passages, messages, cited_numbers(text, len(passages)))
