@@ -21,19 +21,28 @@ from typing import Any
 
 import numpy as np
 
+from helpers.config import RetrievalSettings
+
 SYSTEM = (
     "You answer questions about a university program using only the numbered passages. "
     "Cite the passage number in square brackets. If the passages do not say, reply: unknown"
 )
-TEMPLATE = "Passages:\n{passages}\n\nQuestion: {question}\nAnswer with a short phrase."
+TEMPLATE = (
+    "Passages:\n{passages}\n\nQuestion: {question}\n"
+    "Answer with a short phrase, then the number of the passage it comes from, like: $50 [2]"
+)
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """A piece of a document and where it came from (what a citation points to)."""
+    """A piece of a document and where it came from (what a citation points to).
+
+    `embedded` is the text the embedder sees when it differs from `text` (a title line in front of it).
+    """
 
     text: str
     source: str
+    embedded: str = ""
 
 
 @dataclass
@@ -78,9 +87,11 @@ def cited_numbers(text: str, how_many: int) -> list[int]:
 class TinyRAG:
     """Retrieval-augmented generation in its smallest honest form, over chunks held in memory."""
 
-    def __init__(self, chunks: Sequence[Chunk], embedder: Any, llm: Any, k: int = 4, max_tokens: int = 48) -> None:
+    def __init__(
+        self, chunks: Sequence[Chunk], embedder: Any, llm: Any, k: int = RetrievalSettings().top_k, max_tokens: int = 48
+    ) -> None:
         self.chunks, self.embedder, self.llm, self.k, self.max_tokens = list(chunks), embedder, llm, k, max_tokens
-        self.matrix = embedder.embed_texts([chunk.text for chunk in self.chunks])  # one unit-length row per chunk
+        self.matrix = embedder.embed_texts([c.embedded or c.text for c in self.chunks])  # a unit-length row each
 
     def retrieve(self, question: str) -> list[tuple[Chunk, float]]:
         """The k chunks nearest the question, with their cosine similarity."""
@@ -93,3 +104,15 @@ class TinyRAG:
         messages = build_prompt(question, [chunk for chunk, _ in passages])
         text = self.llm.chat(messages, max_tokens=self.max_tokens).text.strip()
         return Reply(text, passages, messages, cited_numbers(text, len(passages)))
+
+
+def course_chunks(settings: Any) -> list[Chunk]:
+    """The course documents parsed and cut by the configured chunker, as chunks with their source file."""
+    from helpers.chunking import chunk_for_settings
+    from helpers.parsing import parse_folder
+
+    documents = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
+    return [
+        Chunk(node.text, str(node.metadata.get("source", "?")), node.get_content(metadata_mode="embed"))
+        for node in chunk_for_settings(documents, settings.chunking)
+    ]
