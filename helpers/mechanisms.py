@@ -30,7 +30,8 @@ SLOTS: dict[str, str] = {
     "budget": "budget(passages: list[str], room: int, count: Callable[[str], int]) -> list[str]  (notebook 07)",
     "f1": "f1(prediction: str, reference: str) -> float  (SQuAD token F1, notebook 08)",
     "exact_match": "exact_match(prediction: str, reference: str) -> float  (SQuAD EM, notebook 08)",
-    "bootstrap": "bootstrap(a: ndarray, b: ndarray, resamples: int, seed: int) -> float  (one-sided p, notebook 08)",
+    "bootstrap": "bootstrap(a: ndarray, b: ndarray, resamples: int, seed: int) -> ndarray  (the resampled mean"
+    " differences b - a, notebook 08)",
 }
 
 _chosen: dict[str, Callable[..., Any]] = {}
