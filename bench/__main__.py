@@ -1,6 +1,6 @@
 """Run every benchmark, each in its own process, then write the results page (`bench/results/README.md`).
 
-    .venv/bin/python -m bench                      # all but the notebooks (~15-30 min on a busy 2-core box)
+    .venv/bin/python -m bench                      # all but the notebooks (long: half an hour or so)
     .venv/bin/python -m bench --notebooks          # also the course's wall time (long)
     .venv/bin/python -m bench --only search,memory # some of them
     .venv/bin/python -m bench --smoke --out /tmp/b # tiny sizes, to check that the scripts work
@@ -8,8 +8,8 @@
 Each benchmark runs in a fresh interpreter (its imports, memory and embedded Qdrant folder are its own);
 `search` and `memory` share one temporary data folder, so the course index is built once. Unless already
 set, the runner sets OMP_WAIT_POLICY=PASSIVE and OPENBLAS_NUM_THREADS=1: on a shared, overloaded machine
-spinning OpenMP / OpenBLAS threads made torch 7-36× and `X @ q` 10-60× slower (see the probes in
-`embedding.json` and `vector_scale.json`); `--threads-as-is` keeps the environment untouched.
+spinning OpenMP / OpenBLAS threads slow torch and `X @ q` down many times over (see the probes in
+`embedding.json` and `vector_scale.json`, and docs/decisions.md); `--threads-as-is` keeps the environment untouched.
 """
 
 from __future__ import annotations

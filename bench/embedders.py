@@ -12,7 +12,7 @@ What it does, in one run (so every ratio compares numbers measured side by side)
    course gold dev split and the real dev split, with exact dense search (the embedder is the only variable) and
    with the default retriever (`make_retriever`: weighted hybrid with BM25, its pool, dedupe, expansion on the
    course), fed with precomputed vectors instead of a Qdrant store.
-3. the rule (issue 17): the default is the fastest embedder whose dense recall@5 is within 0.01 of MiniLM torch
+3. the rule (docs/decisions.md): the default is the fastest embedder whose dense recall@5 is within 0.01 of MiniLM torch
    fp32 on both dev sets.
 Torch fp32 vectors come from the kit's cache and the shipped course vectors (they are its vectors); every other
 embedder computes its own in a temporary cache (ONNX fp32 shares torch's cache key, so the kit's cache would
@@ -95,7 +95,7 @@ def corpus_chunks(corpus: Any, settings: Any) -> tuple[list, list[str]]:
     from helpers.parsing import parse_folder
 
     documents = parse_folder(corpus.folder, progress=False, cache_dir=settings.cache_dir).documents
-    nodes = chunk_for_settings(documents, settings)
+    nodes = chunk_for_settings(documents, settings.chunking)
     return nodes, [node.get_content(metadata_mode="embed") for node in nodes]
 
 
@@ -123,7 +123,7 @@ def quality(corpus: Any, nodes: list, texts: list[str], embedder: Any, settings:
     dense = VectorDense(hits, embedder.embed_texts(texts), embedder)
     corpus_settings = settings.replace(query_expansion=settings.query_expansion and corpus.expansion)
     bm25 = BM25Retriever(hits, texts, tokenizer=TOKENIZERS[corpus_settings.bm25_tokenizer])
-    default = make_retriever(None, None, embedder, corpus_settings, dense=dense, bm25=bm25)  # both sides: no store
+    default = make_retriever(None, None, embedder, corpus_settings.retrieval, dense=dense, bm25=bm25)  # no store
     row = {}
     for label, retriever in (("dense", dense), (settings.retriever, default)):
         scores = evaluate_retrieval(corpus.questions, lambda q, r=retriever: r.retrieve(q.question, 10)).mean()

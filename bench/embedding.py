@@ -7,8 +7,8 @@ texts sorted by length as sentence-transformers does, so padding costs the same)
 alternating the two. The ratio wrapper/bare is what the wrapper costs (1.0 = nothing); the vectors of the
 two are checked equal. Tokens are word pieces the model saw (truncated at its 256 maximum).
 `wait_policy_probe` times the bare model in fresh processes with torch's default 2 threads, with OpenMP's
-PASSIVE wait policy, and with 1 thread: on a shared, overloaded machine spinning OpenMP threads made the
-forward pass 7-36× slower (measured 2026-11-23), which is why the runner sets OMP_WAIT_POLICY=PASSIVE.
+PASSIVE wait policy, and with 1 thread: on a shared, overloaded machine spinning OpenMP threads slow the
+forward pass down many times over (docs/decisions.md), which is why the runner sets OMP_WAIT_POLICY=PASSIVE.
 What it leaves out: the cache (see `ingest`), OpenAI embeddings, GPUs.
 
     .venv/bin/python -m bench.embedding [--smoke]

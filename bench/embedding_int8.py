@@ -72,7 +72,7 @@ def main() -> None:
     record = Record("embedding_int8", args.out, args.smoke)
     settings = get_settings()
     documents = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
-    nodes = chunk_for_settings(documents, settings)
+    nodes = chunk_for_settings(documents, settings.chunking)
     texts = [node.get_content(metadata_mode="embed") for node in nodes]
     questions = [q for q in load_gold("dev") if q.evidence]
     if args.smoke:

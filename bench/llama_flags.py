@@ -84,8 +84,11 @@ def measure_flags(path: str, threads: int, flags: dict[str, Any], prompts: list[
     """Load with `flags`, answer the prompts (the first cold, the rest after the one before); seconds."""
     from llama_cpp import Llama
 
+    from helpers.config import LLMSettings
+
     start = time.perf_counter()
-    llama = Llama(model_path=path, n_ctx=4096, n_threads=threads, seed=0, verbose=False, **flags)
+    n_ctx = LLMSettings().llm_context_tokens  # the window the kit's LocalLLM opens
+    llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, seed=0, verbose=False, **flags)
     load_s = time.perf_counter() - start
     tokens = [len(llama.tokenize(m["content"].encode(), add_bos=False)) for m in prompts[0]]
     llama.reset()

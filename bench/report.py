@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.common import arguments
 
-EMBEDDED_LIMIT = 20_000  # the recommended limit of embedded mode (bench/README.md says why)
+EMBEDDED_LIMIT = 20_000  # the recommended limit of embedded mode (docs/decisions.md says why)
 QDRANT_WARNS = 20_000  # qdrant-client warns above this many points in local mode
 BUDGET_MS = 30.0  # the hybrid search budget on 2 cores
 

@@ -59,7 +59,7 @@ def measure(questions: list[str]) -> dict[str, object]:
         result["rerank_depth"] = settings.rerank_depth
     rows = {}
     for name, retriever in retrievers.items():
-        few = questions if "rerank" not in name else questions[:30]  # ~1 s each on a busy machine
+        few = questions if "rerank" not in name else questions[:30]  # a rerank is slow: 30 questions are enough
         row = latency(lambda q, r=retriever: r.retrieve(q, k), few)
         row["over_reference_p50"] = ratio(row["p50_ms"], result["reference_embed_plus_numpy"]["p50_ms"], 1)
         if name in BUDGET_MS:

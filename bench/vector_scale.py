@@ -192,7 +192,8 @@ print(round(float(np.median(times)) * 1000, 3))
 def blas_thread_probe() -> dict[str, float | None]:
     """numpy search p50 (ms) at 10k in fresh processes: OpenBLAS's default threads vs one thread.
 
-    On a shared, overloaded machine OpenBLAS's spinning threads made `X @ q` 10-60× slower (measured 2026-11-23).
+    On a shared, overloaded machine OpenBLAS's spinning threads slow `X @ q` down many times
+    over (docs/decisions.md).
     """
     import os
     import subprocess

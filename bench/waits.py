@@ -1,12 +1,13 @@
-"""What a user waits for, each beside its floor measured in the same run (issue 17's table, before and after).
+"""What a user waits for, each beside its floor measured in the same run (the table of waits, before and
+after the speed-up work).
 
 What it does, on this machine, in one run (`python -m bench.waits`, or through `bash scripts/bench.sh`):
 1. floors: a 1024² float32 torch matmul (GFLOP/s), an empty Python start, the default reader's bare prefill
    and decode rates and load time (llama.cpp directly, same model and threads as the kit), and a bare
    local-mode Qdrant upsert of as many points as the course index holds.
 2. waits, each with its floor and the ratio wait ÷ floor:
-   - embedding: the default embedder's chunks/s on course chunks (no cache) beside MiniLM torch fp32 (the issue's
-     reference) and MiniLM's useful FLOPs at the matmul rate;
+   - embedding: the default embedder's chunks/s on course chunks (no cache) beside MiniLM torch fp32 (the
+     reference of the "before" column) and MiniLM's useful FLOPs at the matmul rate;
    - chunking a folder of real documents (default strategy), seconds per MB, beside one regex pass over the text;
    - the course index, cold: `RAGPipeline.ingest()` in a fresh process with new data and cache folders (a fresh
      machine after set-up), beside the bare upsert plus an empty Python start;
@@ -41,7 +42,7 @@ from typing import Any
 from bench.common import REPO_ROOT, Record, arguments, cache_as_after_setup, ratio
 from bench.embedders import matmul_gflops, minilm_flops
 
-BEFORE = {  # issue 17's table, measured before the work (2026-11-23)
+BEFORE = {  # the same waits, measured before the speed-up work (docs/decisions.md)
     "set-up on a fresh machine": "23 min",
     "course index, cold": "229 s",
     "real-document folder, ingest": "1,023 s for 5.8 MB (176 s/MB), 14 chunks/s",
@@ -240,7 +241,7 @@ def setup_row(work: Path) -> dict[str, Any]:
 
 
 def markdown(data: dict[str, Any]) -> str:
-    """The issue's table, before and after, with floors and ratios."""
+    """The table of waits, before and after, with floors and ratios."""
     m, rows = data["machine"], []
     rows.append(("embedding", BEFORE["embedding"],
                  f"{data['embedding']['chunks_per_s']} chunks/s ({data['embedding']['embedder']}; torch fp32 "

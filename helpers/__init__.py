@@ -19,13 +19,16 @@ and no imports close a circle. Bottom first:
                   and what they share (`lab.common`: question subsets, an exact numpy retriever); no pipeline
     pipeline      core (the visible loop of notebook 00: embed, cosine top-k, numbered prompt, LLM, citations) and
                   RAGPipeline, its upgrade: composes the stages; a stage's factory takes the parts it uses
-                  (`make_retriever(name, store, embedder, settings)`), `pipeline.make_retriever(name)` passes them
+                  (`make_retriever(name, store, embedder, settings.retrieval)`), `pipeline.make_retriever(name)`
+                  passes them
     applications  evaluation, sources, testset
     byod          your own folder of documents
     exercises     the exercises' self-checks (`exercises.base` is their framework), one module per stage
     interfaces    app, classroom, the command line, this package
 
-A stage folder holds only its stage: what compares, reports or checks lives in `lab/` or `exercises/`.
+A stage folder holds only its stage: what compares, reports or checks lives in `lab/` or `exercises/`. No stage
+reads the process's settings (`get_settings()`): its caller hands it its own section (`settings.retrieval`,
+`settings.chunking`) or, where it needs several, the whole `Settings`.
 
 Importing it makes the process offline-safe before any library starts: Hugging Face libraries are
 told not to reach the hub, and tiktoken reads the BPE files that llama-index-core ships instead of

@@ -162,6 +162,23 @@ def _student_version(args: argparse.Namespace) -> int:
     return 0
 
 
+def _nbgrader_course(args: argparse.Namespace) -> int:
+    """Write an nbgrader course folder (source/<assignment>/, nbgrader_config.py) from the instructor notebooks."""
+    from helpers.classroom import ClassroomError
+    from helpers.classroom.grading import write_course
+
+    wanted = [name.strip() for name in args.notebooks.split(",") if name.strip()] if args.notebooks else None
+    try:
+        written = write_course(args.course, wanted, assignment=args.assignment)
+    except ClassroomError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    assignments = sorted({path.parent.name for path in written})
+    print(f"{len(written)} notebooks written to {args.course}/source/ as the assignments: {', '.join(assignments)}")
+    print(f"next: cd {args.course} && nbgrader generate_assignment {assignments[0]}  (then autograde, formgrade)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m helpers`."""
     parser = argparse.ArgumentParser(prog="python -m helpers", description="The RAG Teaching Kit.")
@@ -206,6 +223,11 @@ def main(argv: list[str] | None = None) -> int:
     student = sub.add_parser("student-version", help="write the student notebooks: solutions stubbed, outputs cleared")
     student.add_argument("out", help="the folder to write them into (not notebooks/ itself)")
     student.set_defaults(run=_student_version)
+    course = sub.add_parser("nbgrader-course", help="write an nbgrader course folder from the instructor notebooks")
+    course.add_argument("course", help="the course folder to write (source/<assignment>/ and nbgrader_config.py)")
+    course.add_argument("--notebooks", default=None, help="comma-separated numbers or names (05,07); default: all")
+    course.add_argument("--assignment", default=None, help="one assignment of these notebooks (default: one each)")
+    course.set_defaults(run=_nbgrader_course)
     sub.add_parser("config", help="print the configuration").set_defaults(run=lambda a: show() or 0)
     args = parser.parse_args(argv)
     try:

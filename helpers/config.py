@@ -1,7 +1,20 @@
-"""One `Settings` object for the whole kit: defaults, then `kit.toml`, then environment variables.
+"""One `Settings` object for the whole kit, in sections: defaults, then `kit.toml`, then environment variables.
 
 Every notebook starts with `show()`, so a student always sees which embedder, which LLM, which
 Qdrant and which run profile answer. Secrets (API keys) are never printed.
+
+`Settings` holds the run-wide `profile` and `seed` and one frozen section per concern: `paths`, `embedding`,
+`llm`, `store`, `chunking`, `retrieval`, `rerank`, `query` and `generation`. A stage is handed its own section
+(`settings.retrieval`, `settings.chunking`), and each section checks its own values when it is built. Every
+field keeps one flat name as well, the one kit.toml, environment variables and older code use:
+
+    >>> settings.retrieval.top_k == settings.top_k          # the flat name reads the section
+    >>> settings.replace(top_k=6, embed_backend="local")    # flat names go to their sections, checked again
+    KIT_TOP_K=6, or `top_k = 6` in kit.toml (a `[retrieval]` table with `top_k = 6` works too)
+
+Every default has its home here: code elsewhere that needs one reads it from the section
+(`RetrievalSettings().hybrid_alpha`) or is given it by its caller. Why each default was chosen, and what was
+measured, is in `docs/decisions.md`.
 What it leaves out: building anything from the settings (each stage reads the fields it uses); it imports
 no other helpers module, as the bottom of the package.
 """
@@ -11,15 +24,16 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 PROFILES = ("full", "ci")
 LLM_BACKENDS = ("local", "openai")
 EMBED_BACKENDS = ("local", "onnx", "openai")  # local: torch; onnx: the same model in ONNX Runtime (onnx_model.py)
-EMBED_PRECISIONS = ("fp32", "int8")  # int8: dynamic quantisation of the local model (bench/embedders.py)
+EMBED_PRECISIONS = ("fp32", "int8")  # int8: dynamic quantisation of the model's weights
 LOCAL_LLMS = ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "smollm2-135m")
 CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps the two in step)
     "fixed_tokens",
@@ -54,129 +68,276 @@ class ConfigError(ValueError):
     """A configuration value is missing or not allowed; the message names the key."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The kit's configuration; build it with `load_settings()`."""
+def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{key} = {value!r} is not allowed; choose one of: {', '.join(allowed)}")
 
-    profile: str = "full"
-    data_dir: Path = REPO_ROOT / ".kit_data"
-    cache_dir: Path = Path.home() / ".cache" / "rag-teaching-kit"
-    corpus_dir: Path = REPO_ROOT / "course_data" / "docs"
+
+def _check_positive(section: object, *keys: str) -> None:
+    for key in keys:
+        value = getattr(section, key)
+        if value <= 0:
+            raise ConfigError(f"{key} must be a positive integer, got {value!r}")
+
+
+@dataclass(frozen=True)
+class PathSettings:
+    """Where the kit reads the course corpus and keeps its data, caches and reports."""
+
+    data_dir: Path = REPO_ROOT / ".kit_data"  # the embedded Qdrant folders and the rebuilt real-document set
+    cache_dir: Path = Path.home() / ".cache" / "rag-teaching-kit"  # models, embeddings, parses, LLM outputs
+    corpus_dir: Path = REPO_ROOT / "course_data" / "docs"  # what `RAGPipeline.ingest()` reads when given no folder
     output_dir: Path = REPO_ROOT / ".kit_data" / "reports"  # notebook reports; `python -m helpers report`: reports/
-    # embedding
-    embed_backend: str = "onnx"  # MiniLM in ONNX Runtime: 3.2x torch's chunks/s, recall@5 as high (embedders.md)
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    """The embedding model: which one, run by what, at which precision, and what goes before a query."""
+
+    embed_backend: str = "onnx"  # the model in ONNX Runtime: faster than torch on a CPU, as good at retrieval
     embed_model: str = "all-MiniLM-L6-v2"
-    embed_batch_size: int = 32
-    embed_precision: str = "int8"  # int8 MatMul weights; "fp32": torch's vectors (embed_backend "local": torch)
+    embed_batch_size: int = 32  # texts per forward pass
+    embed_precision: str = "int8"  # int8 MatMul weights; "fp32": torch's vectors (with embed_backend "local")
     query_prefix: str = ""  # an instruction some embedders want before a query (e5: "query: "); MiniLM: none
-    # generation
-    llm_backend: str = "local"
-    llm_model: str = "qwen2.5-coder-1.5b"  # higher F1 on both dev sets at <= 2.5x the seconds of the 0.5B (notebook 07)
-    llm_gguf: str = ""
-    llm_context_tokens: int = 4096
-    llm_max_answer_tokens: int = 256
-    llm_threads: int = 2
-    temperature: float = 0.0
-    seed: int = 0
-    openai_base_url: str = ""
-    openai_api_key: str = field(default="", repr=False)
-    openai_model: str = "gpt-4o-mini"
-    request_timeout_s: float = 60.0
-    llm_max_retries: int = 2  # an endpoint's connection errors, timeouts, 429 and 5xx: retried with backoff
-    # vector store
-    qdrant_url: str = ""
-    qdrant_api_key: str = field(default="", repr=False)
-    collection: str = "course"
-    store_backend: str = "local"  # "edge": qdrant-edge, Qdrant's Rust engine in-process (bench/store_scale.py)
-    # chunking and retrieval
-    chunk_strategy: str = "recursive_chars"  # measured best in notebooks/02_chunking.ipynb
-    chunk_size: int = 0  # the strategy's unit (characters, tokens, words, paragraphs); 0 = the strategy's own
-    chunk_overlap: int = -1  # in the same unit; -1 = the strategy's own
-    top_k: int = 4
-    context_tokens: int = 1500  # the most the retrieved passages may take in the prompt (cl100k tokens)
-    # retrieval: chosen on the dev splits of both the course and the real-document set (notebooks 02, 05, 07;
-    # bench/realworld.py): answer in the reader's context 0.674 -> 0.667 (course), 0.738 -> 0.836 (real) at k = 4
-    retriever: str = "hybrid"  # min-max weighted fusion; "hybrid_rrf" was the default chosen on the course alone
-    hybrid_alpha: float = 0.5  # dense weight of the weighted "hybrid" (seed 001: 0.6)
-    rrf_k: int = 60  # reciprocal rank fusion constant
-    bm25_tokenizer: str = "kit"  # "kit" (codes joined, numbers kept) or "stemmed" (also "fees" -> "fee")
-    hybrid_pool: int = 50  # candidates each side of a hybrid retriever returns before fusion (was 30)
-    query_expansion: bool = True  # append official terms from course_data/synonyms.csv (notebook 05)
-    dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source
-    fetch_multiplier: int = 3
-    similarity_threshold: float = 0.0  # drop hits whose final score is below this (0 keeps every hit)
-    short_style: str = "phrase"  # the short-answer prompt: "phrase", or "yes_no" (copy a phrase; yes/no first)
-    refusal_threshold: float = 0.3  # best dense score below this: fixed refusal, no LLM call (tuned in notebook 07)
-    # reranking and query rewriting (notebook 06)
-    reranker: str = "none"  # "finetuned" (python -m helpers train-reranker), "llm", or "cross-encoder" + rerank_model
-    rerank_model: str = ""  # a cross-encoder folder or cached hub name, for reranker = "cross-encoder"
-    rerank_depth: int = 20  # candidates the reranker sees (the top N of the first stage)
-    multi_query: bool = False  # the LLM writes 3 paraphrases; search with all 4 (seed 004)
-    followup_rewrite: str = "keywords"  # make a follow-up standalone before search: none, keywords, llm
 
     def __post_init__(self) -> None:
-        _check_choice("profile", self.profile, PROFILES)
-        _check_choice("llm_backend", self.llm_backend, LLM_BACKENDS)
         _check_choice("embed_backend", self.embed_backend, EMBED_BACKENDS)
         _check_choice("embed_precision", self.embed_precision, EMBED_PRECISIONS)
-        _check_choice("chunk_strategy", self.chunk_strategy, CHUNK_STRATEGIES)
+        _check_positive(self, "embed_batch_size")
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """The language model that answers (and enriches, rewrites, judges): a local GGUF or an OpenAI-compatible API."""
+
+    llm_backend: str = "local"  # "local": a GGUF run by llama-cpp-python; "openai": an OpenAI-compatible endpoint
+    llm_model: str = "qwen2.5-coder-1.5b"  # the packaged model that answers best at a wait a class accepts
+    llm_gguf: str = ""  # a GGUF file of one's own; when set it replaces llm_model
+    llm_context_tokens: int = 4096  # the model's context window
+    llm_max_answer_tokens: int = 256  # room kept in the window for the reply
+    llm_threads: int = 2  # CPU threads of the local model
+    temperature: float = 0.0  # 0: the same prompt gives the same answer, which is what makes the answer cache honest
+    openai_base_url: str = ""  # set by the environment, it switches llm_backend to "openai"
+    openai_api_key: str = field(default="", repr=False)
+    openai_model: str = "gpt-4o-mini"
+    request_timeout_s: float = 60.0  # the longest one request to the endpoint may take
+    llm_max_retries: int = 2  # an endpoint's connection errors, timeouts, 429 and 5xx: retried with backoff
+
+    def __post_init__(self) -> None:
+        _check_choice("llm_backend", self.llm_backend, LLM_BACKENDS)
         if self.llm_backend == "local" and not self.llm_gguf:
             _check_choice("llm_model", self.llm_model, LOCAL_LLMS)
-        for name in ("top_k", "llm_context_tokens", "llm_max_answer_tokens", "embed_batch_size", "context_tokens",
-                     "hybrid_pool"):  # fmt: skip
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
-        _check_choice("retriever", self.retriever, RETRIEVERS)
-        _check_choice("reranker", self.reranker, RERANKERS)
-        _check_choice("followup_rewrite", self.followup_rewrite, FOLLOWUP_REWRITES)
-        _check_choice("short_style", self.short_style, SHORT_STYLES)
-        _check_choice("bm25_tokenizer", self.bm25_tokenizer, BM25_TOKENIZERS)
-        _check_choice("store_backend", self.store_backend, STORE_BACKENDS)
+        _check_positive(self, "llm_context_tokens", "llm_max_answer_tokens")
         if self.llm_max_retries < 0:
             raise ConfigError(f"llm_max_retries must be 0 or more, got {self.llm_max_retries}")
-        if self.chunk_size < 0 or self.chunk_overlap < -1:
-            raise ConfigError("chunk_size must be 0 (the strategy's own) or positive; chunk_overlap -1 or more")
-        if self.chunk_size > 0 and self.chunk_overlap >= self.chunk_size:
-            raise ConfigError(f"chunk_overlap {self.chunk_overlap} must be smaller than chunk_size {self.chunk_size}")
-        if self.rerank_depth <= 0:
-            raise ConfigError(f"rerank_depth must be a positive integer, got {self.rerank_depth}")
-        if not 0.0 <= self.hybrid_alpha <= 1.0:
-            raise ConfigError(f"hybrid_alpha must be between 0 and 1, got {self.hybrid_alpha}")
-        if self.rrf_k <= 0 or self.fetch_multiplier <= 0:
-            raise ConfigError("rrf_k and fetch_multiplier must be positive integers")
         if not 0.0 <= self.temperature <= 2.0:
             raise ConfigError(f"temperature must be between 0 and 2, got {self.temperature}")
 
     @property
-    def qdrant_location(self) -> str:
-        """Where Qdrant lives: the server URL, or the embedded folder."""
-        return self.qdrant_url or str(self.data_dir / "qdrant")
-
-    @property
-    def llm_name(self) -> str:
+    def name(self) -> str:
         """A human-readable name of the answering model."""
         if self.llm_backend == "openai":
             return f"{self.openai_model} @ {self.openai_base_url or 'api.openai.com'}"
         return self.llm_gguf or self.llm_model
 
-    def replace(self, **changes: object) -> Settings:
-        """A copy with some fields changed (validated again)."""
-        return dataclasses.replace(self, **changes)
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """The vector store: a Qdrant server, or an engine embedded in a folder under `data_dir`."""
+
+    qdrant_url: str = ""  # a Qdrant server; empty: the embedded engine below
+    qdrant_api_key: str = field(default="", repr=False)
+    collection: str = "course"  # the course corpus's collection; on a class's shared server, a student's own name
+    store_backend: str = "local"  # "local": qdrant-client's local mode; "edge": qdrant-edge, Qdrant's Rust engine
+
+    def __post_init__(self) -> None:
+        _check_choice("store_backend", self.store_backend, STORE_BACKENDS)
+
+
+@dataclass(frozen=True)
+class ChunkingSettings:
+    """How documents are cut into chunks: a strategy of `helpers.chunking.STRATEGIES` and its sizes."""
+
+    chunk_strategy: str = "recursive_chars"  # the best recall within the reader's context budget (notebook 02)
+    chunk_size: int = 0  # the strategy's unit (characters, tokens, words, paragraphs); 0 = the strategy's own
+    chunk_overlap: int = -1  # in the same unit; -1 = the strategy's own
+
+    def __post_init__(self) -> None:
+        _check_choice("chunk_strategy", self.chunk_strategy, CHUNK_STRATEGIES)
+        if self.chunk_size < 0 or self.chunk_overlap < -1:
+            raise ConfigError("chunk_size must be 0 (the strategy's own) or positive; chunk_overlap -1 or more")
+        if self.chunk_size > 0 and self.chunk_overlap >= self.chunk_size:
+            raise ConfigError(f"chunk_overlap {self.chunk_overlap} must be smaller than chunk_size {self.chunk_size}")
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """Which chunks reach the reader: the retriever, its fusion, and what is done to its hits.
+
+    The defaults were chosen on the dev splits of both the course corpus and the real-document set
+    (notebooks 02, 05 and 07; `bench/realworld.py`), by how often the answer reaches the reader's context
+    (docs/decisions.md).
+    """
+
+    top_k: int = 4  # chunks the reader gets
+    retriever: str = "hybrid"  # min-max weighted fusion of dense and BM25 ("hybrid_rrf": reciprocal rank fusion)
+    hybrid_alpha: float = 0.5  # dense weight of the weighted "hybrid" (1 = dense only, 0 = BM25 only)
+    rrf_k: int = 60  # reciprocal rank fusion constant, as in the paper that introduced it
+    bm25_tokenizer: str = "kit"  # "kit" (codes joined, numbers kept) or "stemmed" (also "fees" -> "fee")
+    hybrid_pool: int = 50  # candidates each side of a hybrid retriever returns before fusion
+    query_expansion: bool = True  # append official terms from course_data/synonyms.csv (notebook 05)
+    dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source
+    fetch_multiplier: int = 3
+    similarity_threshold: float = 0.0  # drop hits whose final score is below this (0 keeps every hit)
+
+    def __post_init__(self) -> None:
+        _check_positive(self, "top_k", "hybrid_pool")
+        _check_choice("retriever", self.retriever, RETRIEVERS)
+        _check_choice("bm25_tokenizer", self.bm25_tokenizer, BM25_TOKENIZERS)
+        if not 0.0 <= self.hybrid_alpha <= 1.0:
+            raise ConfigError(f"hybrid_alpha must be between 0 and 1, got {self.hybrid_alpha}")
+        if self.rrf_k <= 0 or self.fetch_multiplier <= 0:
+            raise ConfigError("rrf_k and fetch_multiplier must be positive integers")
+
+
+@dataclass(frozen=True)
+class RerankSettings:
+    """The second stage: which reranker reorders the first stage's top candidates, and how many it sees."""
+
+    reranker: str = "none"  # "finetuned" (python -m helpers train-reranker), "llm", "maxsim", or "cross-encoder"
+    rerank_model: str = ""  # a cross-encoder folder or cached hub name, for reranker = "cross-encoder"
+    rerank_depth: int = 20  # candidates the reranker sees (the top N of the first stage)
+
+    def __post_init__(self) -> None:
+        _check_choice("reranker", self.reranker, RERANKERS)
+        if self.rerank_depth <= 0:
+            raise ConfigError(f"rerank_depth must be a positive integer, got {self.rerank_depth}")
+
+
+@dataclass(frozen=True)
+class QuerySettings:
+    """What happens to the question before search (notebook 06)."""
+
+    multi_query: bool = False  # the LLM writes paraphrases; search with the question and each of them
+    followup_rewrite: str = "keywords"  # make a follow-up standalone before search: none, keywords, llm
+
+    def __post_init__(self) -> None:
+        _check_choice("followup_rewrite", self.followup_rewrite, FOLLOWUP_REWRITES)
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """The prompt and the answer: how much context, which short-answer style, when to refuse without asking."""
+
+    context_tokens: int = 1500  # the most the retrieved passages may take in the prompt (cl100k tokens)
+    short_style: str = "phrase"  # the short-answer prompt: "phrase", or "yes_no" (copy a phrase; yes/no first)
+    refusal_threshold: float = 0.3  # best dense score below this: the fixed refusal, no LLM call (notebook 07)
+
+    def __post_init__(self) -> None:
+        _check_positive(self, "context_tokens")
+        _check_choice("short_style", self.short_style, SHORT_STYLES)
+
+
+# Each section of `Settings` and its class, in the order `show()` prints them.
+SECTIONS: dict[str, type] = {
+    "paths": PathSettings,
+    "embedding": EmbeddingSettings,
+    "llm": LLMSettings,
+    "store": StoreSettings,
+    "chunking": ChunkingSettings,
+    "retrieval": RetrievalSettings,
+    "rerank": RerankSettings,
+    "query": QuerySettings,
+    "generation": GenerationSettings,
+}
+# The section of every flat field name ("top_k" -> "retrieval").
+SECTION_OF: dict[str, str] = {f.name: section for section, kind in SECTIONS.items() for f in fields(kind)}
+
+
+@dataclass(frozen=True, init=False)
+class Settings:
+    """The kit's configuration: the run-wide `profile` and `seed`, and one section per concern.
+
+    Build it with `load_settings()` (or take the process's with `get_settings()`). `Settings(top_k=6)` and
+    `settings.replace(top_k=6)` take flat field names, whole sections (`retrieval=RetrievalSettings(...)`) or
+    both; `settings.top_k` reads `settings.retrieval.top_k`.
+    """
+
+    profile: str = "full"  # "full": every question; "ci": the small seeded subsets the tests run
+    seed: int = 0  # every random choice of a run: LLM sampling, question subsets, training
+    paths: PathSettings = field(default_factory=PathSettings)
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
+    chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    rerank: RerankSettings = field(default_factory=RerankSettings)
+    query: QuerySettings = field(default_factory=QuerySettings)
+    generation: GenerationSettings = field(default_factory=GenerationSettings)
+
+    def __init__(self, **values: Any) -> None:
+        for f in fields(self):
+            if f.name in values:
+                value = values.pop(f.name)
+            else:
+                value = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+            object.__setattr__(self, f.name, value)
+        changes: dict[str, dict[str, Any]] = {}
+        for key, value in values.items():
+            if key not in SECTION_OF:
+                raise TypeError(f"Settings has no key {key!r}; known keys: {', '.join(KEYS)}")
+            changes.setdefault(SECTION_OF[key], {})[key] = value
+        for section, kind in SECTIONS.items():
+            if not isinstance(getattr(self, section), kind):
+                raise TypeError(f"Settings.{section} must be a {kind.__name__}, got {getattr(self, section)!r}")
+            if section in changes:  # the section is built again, so its checks run again
+                object.__setattr__(self, section, dataclasses.replace(getattr(self, section), **changes[section]))
+        _check_choice("profile", self.profile, PROFILES)
+
+    @property
+    def qdrant_location(self) -> str:
+        """Where Qdrant lives: the server URL, or the embedded folder."""
+        return self.store.qdrant_url or str(self.paths.data_dir / "qdrant")
+
+    @property
+    def llm_name(self) -> str:
+        """A human-readable name of the answering model."""
+        return self.llm.name
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some fields changed, by flat name (`top_k=6`) or whole section; changed sections are checked."""
+        return Settings(**{**{f.name: getattr(self, f.name) for f in fields(self)}, **changes})
+
+    def grouped_rows(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """(section, its (key, value) rows) for display, secrets masked; the run-wide fields come first, section ""."""
+        groups = [("", [(name, str(getattr(self, name))) for name in TOP_LEVEL])]
+        for section, kind in SECTIONS.items():
+            rows = []
+            for f in fields(kind):
+                value = getattr(getattr(self, section), f.name)
+                if f.name in SECRET_FIELDS:
+                    value = "set (hidden)" if value else "not set"
+                rows.append((f.name, str(value)))
+            groups.append((section, rows))
+        return groups
 
     def as_rows(self) -> list[tuple[str, str]]:
-        """(key, value) rows for display, secrets masked."""
-        rows = []
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name in SECRET_FIELDS:
-                value = "set (hidden)" if value else "not set"
-            rows.append((f.name, str(value)))
-        return rows
+        """(key, value) rows for display, section after section, secrets masked."""
+        return [row for _, rows in self.grouped_rows() for row in rows]
 
 
-def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ConfigError(f"{key} = {value!r} is not allowed; choose one of: {', '.join(allowed)}")
+TOP_LEVEL = tuple(f.name for f in fields(Settings) if f.name not in SECTIONS)
+KEYS = (*TOP_LEVEL, *SECTION_OF)  # every key kit.toml and KIT_<KEY> know
+
+
+def _flat(section: str, key: str) -> property:
+    return property(lambda self: getattr(getattr(self, section), key), doc=f"`settings.{section}.{key}`")
+
+
+for _key, _section in SECTION_OF.items():  # settings.top_k reads settings.retrieval.top_k
+    if hasattr(Settings, _key):
+        raise RuntimeError(f"the flat name {_key!r} is taken on Settings")
+    setattr(Settings, _key, _flat(_section, _key))
 
 
 def _coerce(key: str, raw: object, target: object) -> object:
@@ -198,23 +359,39 @@ def _coerce(key: str, raw: object, target: object) -> object:
         raise ConfigError(f"{key} = {raw!r} is not a valid {type(target).__name__}; write {kind}") from None
 
 
+def _toml_values(toml_path: Path, known: dict[str, object]) -> dict[str, object]:
+    """The values of kit.toml: flat keys (`top_k = 6`) and section tables (`[retrieval]` then `top_k = 6`)."""
+    try:
+        table = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{toml_path} is not valid TOML: {err}") from None
+    values: dict[str, object] = {}
+    for key, raw in table.items():
+        if key in SECTIONS:
+            inside = [k for k, section in SECTION_OF.items() if section == key]
+            if not isinstance(raw, dict):
+                raise ConfigError(f"{key} in {toml_path} is a section: write [{key}] and below it: {', '.join(inside)}")
+            for inner, value in raw.items():
+                if inner not in inside:
+                    raise ConfigError(f"unknown key {inner!r} in [{key}] of {toml_path}; its keys: {', '.join(inside)}")
+                values[inner] = _coerce(inner, value, known[inner])
+        elif key in known:
+            values[key] = _coerce(key, raw, known[key])
+        else:
+            raise ConfigError(f"unknown key {key!r} in {toml_path}; known keys: {', '.join(known)}")
+    return values
+
+
 def load_settings(toml_path: Path | None = None, environ: dict[str, str] | None = None) -> Settings:
     """Defaults, overridden by `kit.toml` (if present), overridden by environment variables."""
     environ = dict(os.environ if environ is None else environ)
     defaults = Settings()
-    known = {f.name: getattr(defaults, f.name) for f in fields(Settings)}
+    known = {key: getattr(defaults, key) for key in KEYS}
     values: dict[str, object] = {}
 
     toml_path = toml_path or Path(environ.get("KIT_CONFIG", REPO_ROOT / "kit.toml"))
     if toml_path.exists():
-        try:
-            table = tomllib.loads(toml_path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as err:
-            raise ConfigError(f"{toml_path} is not valid TOML: {err}") from None
-        for key, raw in table.items():
-            if key not in known:
-                raise ConfigError(f"unknown key {key!r} in {toml_path}; known keys: {', '.join(known)}")
-            values[key] = _coerce(key, raw, known[key])
+        values.update(_toml_values(toml_path, known))
 
     for key, default in known.items():
         env_name = ENV_ALIASES.get(key, f"KIT_{key.upper()}")
@@ -237,10 +414,14 @@ def get_settings() -> Settings:
 
 
 def show(settings: Settings | None = None) -> None:
-    """Print the configuration as a small table (secrets hidden)."""
+    """Print the configuration as a small table, section by section (secrets hidden)."""
     settings = settings or get_settings()
-    rows = settings.as_rows()
-    width = max(len(k) for k, _ in rows)
+    groups = settings.grouped_rows()
+    width = max(len(key) for _, rows in groups for key, _ in rows)
     print(f"RAG Teaching Kit configuration (profile: {settings.profile})")
-    for key, value in rows:
-        print(f"  {key.ljust(width)}  {value}")
+    for section, rows in groups:
+        if section:
+            print(f"  [{section}]")
+        indent = "    " if section else "  "
+        for key, value in rows:
+            print(f"{indent}{key.ljust(width + 4 - len(indent))}  {value}")

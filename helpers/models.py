@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings
 
 
 class ModelNotAvailable(RuntimeError):
@@ -113,9 +113,8 @@ def join_chunked_model(model: ChunkedGGUF, cache_dir: Path) -> Path:
     return target
 
 
-def llm_gguf_path(settings: Settings | None = None) -> Path:
+def llm_gguf_path(settings: Settings) -> Path:
     """The GGUF file of the configured local LLM (joined on first use)."""
-    settings = settings or get_settings()
     if settings.llm_gguf:
         path = Path(settings.llm_gguf).expanduser()
         if not path.is_file():

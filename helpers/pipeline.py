@@ -4,7 +4,8 @@ documents → chunks → embeddings → Qdrant → (guard) retrieve top-k → nu
 Each stage is a helpers module; this class only wires them from one `Settings`: the retriever is the one
 the settings name (`retriever`, `query_expansion`, `reranker`, …), built on first use. It sits above every
 stage and no stage imports it: a stage's factory takes the parts it uses (`make_retriever(name, store,
-embedder, settings)`), and `pipeline.make_retriever(name)` passes this pipeline's parts.
+embedder, settings.retrieval)`: a stage gets its own section of the settings), and `pipeline.make_retriever(name)`
+passes this pipeline's parts.
 What it leaves out: evaluation, the app and other corpora (`helpers.evaluation`, `helpers.app`, `helpers.byod`).
 """
 
@@ -100,7 +101,7 @@ class RAGPipeline:
         laps = [start]  # the clock after each stage
         parsed = parse_folder(folder, progress=progress, cache_dir=self.settings.cache_dir)
         laps.append(time.perf_counter())
-        nodes = chunk_for_settings(parsed.documents, self.settings)
+        nodes = chunk_for_settings(parsed.documents, self.settings.chunking)
         laps.append(time.perf_counter())
         vectors = self.embedder.embed_texts([n.get_content(metadata_mode="embed") for n in nodes], progress=progress)
         for node, vector in zip(nodes, vectors, strict=True):
@@ -126,7 +127,7 @@ class RAGPipeline:
         """A retriever by name over this pipeline's store and embedder (`helpers.retrieval.make_retriever`)."""
         from helpers.retrieval import make_retriever
 
-        return make_retriever(name, self.store, self.embedder, self.settings, **params)
+        return make_retriever(name, self.store, self.embedder, self.settings.retrieval, **params)
 
     def make_reranker(self, name: str | None = None) -> Reranker | None:
         """A reranker by name (`helpers.rerank.make_reranker`); the "llm" one uses this pipeline's model."""
@@ -136,7 +137,7 @@ class RAGPipeline:
 
     @cached_property
     def retriever(self) -> Retriever:
-        """The configured retriever (default hybrid RRF + expansion), reranked when `reranker` is set."""
+        """The configured retriever (default: the weighted hybrid + expansion), reranked when `reranker` is set."""
         from helpers.rerank import Reranked
 
         retriever = self.make_retriever()

@@ -1,5 +1,7 @@
-"""The app (notebook 09): every way a question can go wrong ends as a message, never an exception;
-the sources table shows every stage's score; the knobs reach the retrieval call."""
+"""The app (notebooks 09 and 10): every way a question can go wrong ends as a message, never an exception;
+the sources table shows every stage's score; the knobs reach the retrieval call; the lab bench — A/B with its
+sources diffed, the editable template, the chunking knob, the gold mode, the two cosine floors named apart —
+works on a real engine (embedder, embedded Qdrant, the tiny SmolLM2)."""
 
 from __future__ import annotations
 
@@ -9,13 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from helpers.app import EMPTY, AppEngine, ChatApp, Knobs, SimilarityFloor, sources_frame
+from helpers.app import EMPTY, AppEngine, ChatApp, KnobPanel, Knobs, SimilarityFloor, Turn, sources_frame
+from helpers.app.chunking_knob import strategy_collection
+from helpers.app.gold_mode import evidence_sentence, gold_report
+from helpers.app.prompt_template import template_problem
+from helpers.app.side_by_side import BOTH, ONLY_A, ONLY_B, SideBySide, side_by_side_html, source_diff
 from helpers.app.views import MISSING, prompt_html
 from helpers.config import Settings
-from helpers.generation import Answer, Citation, TokenBudget
+from helpers.corpus import Evidence, Question
+from helpers.generation import USER_TEMPLATE, Answer, Citation, TokenBudget
 from helpers.types import Hit
 
 FEE = "What is the application fee?"
+FEE_GOLD = Question(
+    "t-001", FEE, "$90", "numerical", "dev", (Evidence("fees.md", "The application fee is $90."),), ("90",)
+)
 
 
 def closed_port() -> int:
@@ -36,7 +46,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppEngine]:
     (docs / "fees.md").write_text("# Fees\n\nThe application fee is $90. Tuition is $14,850 per quarter.\n")
     (docs / "capstone.md").write_text("# Capstone Studio\n\nCapstone teams have three to five students.\n")
     settings = get_settings().replace(
-        data_dir=root / "data", llm_model="smollm2-135m", llm_backend="local", llm_gguf="",
+        data_dir=root / "data", llm_model="smollm2-135m", llm_backend="local", llm_gguf="", corpus_dir=docs,
         openai_base_url=f"http://127.0.0.1:{closed_port()}/v1", request_timeout_s=5.0, llm_max_answer_tokens=32,
     )  # fmt: skip
     engine = AppEngine(settings=settings)
@@ -59,8 +69,8 @@ def test_an_injection_is_guarded_with_a_message(tmp_settings: Settings) -> None:
 
 def test_no_hit_above_the_threshold_gets_a_message(engine: AppEngine) -> None:
     engine.ready.set()  # no warm-up needed for retrieval
-    turn = engine.ask(FEE, Knobs(retriever="dense", threshold=0.99))
-    assert turn.status == "no_hits" and "Lower the threshold" in turn.message and not turn.hits
+    turn = engine.ask(FEE, Knobs(retriever="dense", drop_below=0.99))
+    assert turn.status == "no_hits" and "'drop passages below cosine'" in turn.message and not turn.hits
 
 
 def test_an_unreachable_endpoint_gets_a_message(engine: AppEngine) -> None:
@@ -148,8 +158,8 @@ def test_knobs_change_the_retrieval_call(monkeypatch: pytest.MonkeyPatch, tmp_se
     assert made[-1] == ("hybrid", {"alpha": 0.8, "threshold": 0.0, "bm25": "bm25-index"})
     search.retrieve("fee", Knobs(k=2, retriever="dense"))
     assert made[-1][0] == "dense" and "bm25" not in made[-1][1] and fake.calls[-1][2] is None
-    assert isinstance(search.build(Knobs(threshold=0.5)), SimilarityFloor)
-    assert [h.node_id for h in search.retrieve("fee", Knobs(k=4, threshold=0.6))] == ["id0", "id1"]  # 0.9, 0.7
+    assert isinstance(search.build(Knobs(drop_below=0.5)), SimilarityFloor)
+    assert [h.node_id for h in search.retrieve("fee", Knobs(k=4, drop_below=0.6))] == ["id0", "id1"]  # 0.9, 0.7
     reranked = search.retrieve("fee", Knobs(k=2, rerank=True))
     assert fake.calls[-1][1] == tmp_settings.rerank_depth and all("rerank" in h.scores for h in reranked)
 
@@ -162,3 +172,114 @@ def test_knobs_default_to_the_configuration(tmp_settings: Settings) -> None:
 def test_the_app_package_files_stay_small() -> None:
     folder = Path(__file__).resolve().parent.parent / "helpers" / "app"
     assert all(len(p.read_text().splitlines()) < 200 for p in folder.glob("*.py"))
+
+
+def hit(node_id: str, source: str = "fees.md", dense: float = 0.5, text: str = "text") -> Hit:
+    """A hit with a dense score."""
+    return Hit(node_id, text, {"source": source}, {"dense": dense})
+
+
+def test_the_ab_diff_marks_passages_only_in_a_only_in_b_and_in_both_with_their_ranks() -> None:
+    a = [hit("x"), hit("y"), hit("z", "capstone.md")]
+    b = [hit("z", "capstone.md"), hit("w", "faq.md"), hit("x")]
+    diff = source_diff(a, b)
+    assert list(diff["in"]) == [BOTH, ONLY_A, BOTH, ONLY_B]  # A's order, then what only B found
+    assert list(diff["rank in A"]) == [1, 2, 3, MISSING] and list(diff["rank in B"]) == [3, MISSING, 1, 2]
+    by_document = source_diff(a, b, by="document")  # another chunking: no chunk id can be shared
+    assert dict(zip(by_document.source, by_document["in"], strict=True)) == {
+        "fees.md": BOTH, "capstone.md": BOTH, "faq.md": ONLY_B,
+    }  # fmt: skip
+    assert list(by_document["rank in A"]) == [1, 3, MISSING]
+
+
+def test_the_ab_view_says_whether_the_answers_are_equal_and_which_knobs_differ() -> None:
+    answer = Answer(FEE, "It is $90 [1].", [], [hit("x")], [])
+    a = Turn(FEE, "answered", hits=[hit("x"), hit("y")], answer=answer)
+    b = Turn(FEE, "answered", hits=[hit("x")], answer=Answer(FEE, "It is  $90 [1].", [], [hit("x")], []))
+    pair = SideBySide(FEE, Knobs(), Knobs(retriever="bm25", chunking="word_window"), a, b)
+    assert pair.same_answer and pair.by == "document" and pair.counts() == {ONLY_A: 0, ONLY_B: 0, BOTH: 1}
+    page = side_by_side_html(pair)
+    for css in ("kit-ab-changes", "kit-ab-answer-a", "kit-ab-answer-b", "kit-ab-same", "kit-ab-sources"):
+        assert css in page
+    assert "retriever hybrid → bm25" in page and "same text" in page
+    other = SideBySide(FEE, Knobs(), Knobs(k=2), a, Turn(FEE, "no_hits", "No passage …"))
+    assert not other.same_answer and "differ" in side_by_side_html(other)
+
+
+def test_a_malformed_template_gets_a_message_not_a_traceback(tmp_settings: Settings) -> None:
+    assert template_problem(USER_TEMPLATE) == ""
+    assert "unknown field {passages}" in template_problem("{passages}\n{question}")
+    assert "needs {context}" in template_problem("Question: {question}")
+    assert "needs {question}" in template_problem("{context}\n{instruction}")
+    assert "braces do not pair" in template_problem("{context} {question")
+    assert "empty or numbered" in template_problem("{context} {question} {}")
+    assert template_problem("{context} {question} {{literal braces}}") == ""
+    turn = AppEngine(settings=tmp_settings).ask(FEE, Knobs(template="Answer {question} from {contxt}"))
+    assert turn.status == "bad_template" and "{contxt}" in turn.message and turn.answer is None
+
+
+def test_the_knob_panel_reads_back_what_it_is_set_to_and_names_the_two_floors_apart() -> None:
+    panel = KnobPanel(Knobs())
+    knobs = Knobs(k=7, retriever="dense", drop_below=0.4, refuse_below=0.2, mode="short", chunking="fixed_tokens",
+                  template="{question}\n{context}")  # fmt: skip
+    panel.set(knobs)
+    assert panel.value == knobs
+    drop, refuse = panel.drop_below, panel.refuse_below
+    assert drop.description == "drop passages below cosine" and "kit-knob-threshold" in drop._dom_classes
+    assert refuse.description == "refuse below cosine" and "kit-knob-refuse" in refuse._dom_classes
+    assert "kit-knob-chunking" in panel.chunking._dom_classes and "kit-template" in panel.template.text._dom_classes
+    panel.template.value = "{question} only"
+    assert "needs {context}" in panel.template.message.value  # shown as it is typed
+
+
+def test_the_template_knob_reaches_the_prompt_and_the_refusal_floor_is_named(engine: AppEngine) -> None:
+    engine.ready.set()
+    template = "Passages:\n{context}\n\nAnswer this: {question}\n{instruction}"
+    turn = engine.ask(FEE, Knobs(retriever="dense", k=1, template=template))
+    assert turn.answer is not None and turn.answer.messages[-1]["content"].startswith("Passages:\n[1] ")
+    assert "Answer this: " + FEE in turn.answer.messages[-1]["content"]
+    refused = engine.ask(FEE, Knobs(retriever="dense", refuse_below=0.99))
+    assert refused.status == "no_context" and "'refuse below cosine' (0.99)" in refused.message and refused.hits
+
+
+def test_the_gold_mode_finds_the_evidence_and_scores_the_answer(engine: AppEngine) -> None:
+    engine.ready.set()
+    turn = engine.ask(FEE, Knobs(retriever="dense", k=2, mode="short"))
+    report = gold_report(FEE_GOLD, turn)
+    assert report.reached and report.answer_in and report.quotes_in[0] == report.answer_in[:1]
+    assert 0.0 <= report.f1 <= 1.0 and report.em in (0.0, 1.0) and "Yes:" in evidence_sentence(report)
+    exact = Turn(FEE, "answered", hits=turn.hits, answer=Answer(FEE, "$90 [1]", [], turn.hits[:1], []))
+    assert (gold_report(FEE_GOLD, exact).em, gold_report(FEE_GOLD, exact).f1) == (1.0, 1.0)  # [1] is not a word
+    wordy = Turn(FEE, "answered", hits=turn.hits, answer=Answer(FEE, "The fee is $90 [1].", [], turn.hits[:1], []))
+    assert gold_report(FEE_GOLD, wordy).em == 0.0 and 0 < gold_report(FEE_GOLD, wordy).f1 < 1
+    not_asked = gold_report(FEE_GOLD, engine.ask(FEE, Knobs(retriever="dense", refuse_below=0.99)))
+    assert not not_asked.reached and not_asked.answer_in_hits and not_asked.f1 == 0.0
+    assert "the model was not asked" in evidence_sentence(not_asked)
+
+
+def test_the_widgets_run_ab_and_gold_mode_on_one_engine(engine: AppEngine) -> None:
+    engine.ready.set()
+    app = ChatApp(engine, [FEE_GOLD])
+    report = app.ask_gold("t-001", Knobs(retriever="dense", k=2, mode="short"))
+    assert report is not None and app.question.value == FEE and "kit-gold-scores" in app.gold.result.value
+    assert "kit-floors" in app.sources.value and "refuse below 0.30" in app.sources.value
+    pair = app.compare(b=Knobs(retriever="bm25", k=2, mode="short"))
+    assert pair.a.answer is not None and pair.a.answer.cached  # A repeats the gold question: from the answer cache
+    assert "kit-ab-sources" in app.ab.result.value and app.ab.result.value.count("kit-gold-scores") == 2
+    assert app.ask_gold("no-such-id") is None and "no gold question" in app.status.value
+
+
+def test_the_chunking_knob_indexes_another_strategy_once_in_its_own_collection(engine: AppEngine) -> None:
+    engine.ready.set()
+    steps: list[str] = []
+    turn = engine.ask(FEE, Knobs(retriever="dense", k=2, chunking="word_window", mode="short"), on_step=steps.append)
+    name = strategy_collection(engine.settings.collection, "word_window")
+    assert turn.hits and all(h.metadata["strategy"] == "word_window" for h in turn.hits)
+    assert engine.pipeline.store.client.count(name).count > 0
+    assert any("embedding" in s and name in s for s in steps) and any("indexed" in s for s in steps)
+    steps.clear()
+    engine.ask(FEE, Knobs(retriever="hybrid", chunking="word_window"), on_step=steps.append)
+    assert steps == []  # indexed once; the base collection is untouched
+    assert {h.metadata["strategy"] for h in engine.ask(FEE, Knobs(retriever="dense")).hits} == {
+        engine.settings.chunk_strategy
+    }

@@ -202,3 +202,37 @@ def test_the_library_never_reads_what_the_benchmarks_wrote() -> None:
     assert reads_bench_results(['REPO_ROOT / "bench"', "bench"])  # the check itself can fail
     found = [module for module in MODULES if reads_bench_results(path_strings(module))]
     assert not found, f"modules that build a path into bench/: {found}"
+
+
+SETTINGS_READERS = ("get_settings", "load_settings")  # what reads the process's configuration
+
+
+def settings_reads(source: str) -> list[int]:
+    """Lines that call get_settings() or load_settings(), outside an `if __name__ == "__main__":` block."""
+    tree = ast.parse(source)
+    entry = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and id(node) not in entry
+        and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) in SETTINGS_READERS
+    )
+
+
+def test_no_stage_or_foundation_module_reads_the_settings_itself() -> None:
+    """A stage (and the foundation below it) is handed its settings, or its section of them, by its caller."""
+    assert settings_reads("s = x or get_settings()\nt = config.load_settings()") == [1, 2]  # the check can fail
+    assert settings_reads('if __name__ == "__main__":\n    main(load_settings())') == []  # a command line may
+    units = {*STAGES, *FOUNDATION} - {"config"}  # config defines get_settings (and show() falls back to it)
+    found = {
+        module: lines
+        for module, path in MODULES.items()
+        if unit_of(module) in units and (lines := settings_reads(path.read_text(encoding="utf-8")))
+    }
+    assert not found, f"modules that read the settings instead of being given them (module: lines): {found}"

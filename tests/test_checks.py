@@ -299,9 +299,9 @@ def test_notebooks_conftest_makes_nbval_strict() -> None:
 
 
 def _check_functions() -> set[str]:
-    """Every check_… function the stages' checks modules define."""
+    """Every check_… function the exercises' modules define."""
     names = set()
-    for path in HELPERS.glob("*/checks.py"):
+    for path in (HELPERS / "exercises").glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         functions = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
         names |= {name for name in functions if name.startswith("check_")}

@@ -11,7 +11,6 @@ from helpers.chunking import (
     DEFAULT_STRATEGY,
     STRATEGIES,
     chunk_documents,
-    compare,
     contextual_prefix,
     count_tokens,
     merge_small_sections,
@@ -23,6 +22,8 @@ from helpers.chunking.fixed import plain_token_chunks
 from helpers.chunking.sections import split_sections
 from helpers.config import CHUNK_STRATEGIES, ConfigError, Settings
 from helpers.corpus import Evidence, Question
+from helpers.lab import chunking as compare
+from helpers.lab import common
 from helpers.types import Hit
 
 GUIDE = """# Admissions
@@ -157,15 +158,15 @@ def test_comparison_helpers() -> None:
     fee = (Evidence("guide.md", "application fee is $90"),)
     questions = [Question(f"q{i}", "?", "a", c, "dev", fee) for i, c in enumerate(["numerical"] * 5 + ["date"] * 2)]
     assert compare.quotes_inside(chunk_documents([doc(GUIDE)], "header_sections"), questions) == 1.0
-    subset = compare.question_subset(questions, per_category=2, seed=1)
-    assert len(subset) == 4 and subset == compare.question_subset(questions, per_category=2, seed=1)
+    subset = common.question_subset(questions, per_category=2, seed=1)
+    assert len(subset) == 4 and subset == common.question_subset(questions, per_category=2, seed=1)
     table = pd.DataFrame({"strategy": ["a", "b", "c"], "recall@5": [0.9, 0.7, 0.7], "MRR": [0.9, 0.4, 0.6]})
     table = table.assign(chunks=[1, 2, 3], **{"recall in 1500 tokens": [0.5, 0.7, 0.7]})
     assert compare.best_strategy(table) == "c" and compare.best_strategy(table, by="recall@5") == "a"
     # The ci profile keeps the documents holding evidence plus a few others; the full profile keeps all.
     documents = [doc(f"Text {i}.", source=f"d{i}.md") for i in range(30)] + [doc(GUIDE)]
-    assert compare.profile_subset(documents, questions, Settings(profile="full")) == (documents, questions)
-    kept, _ = compare.profile_subset(documents, questions, Settings(profile="ci"), other_documents=5)
+    assert common.profile_subset(documents, questions, Settings(profile="full")) == (documents, questions)
+    kept, _ = common.profile_subset(documents, questions, Settings(profile="ci"), other_documents=5)
     assert len(kept) == 6 and kept[-1].metadata["source"] == "guide.md"
 
 
@@ -191,6 +192,6 @@ def test_chunk_for_settings_uses_size_and_overlap():
 
     document = Document(text=" ".join(f"w{i}" for i in range(1000)), metadata={"source": "x.txt"})
     settings = Settings(chunk_strategy="word_window", chunk_size=100, chunk_overlap=0)
-    assert [len(n.text.split()) for n in chunk_for_settings([document], settings)] == [100] * 10
+    assert [len(n.text.split()) for n in chunk_for_settings([document], settings.chunking)] == [100] * 10
     with pytest.raises(ConfigError):
         Settings(chunk_size=100, chunk_overlap=100)

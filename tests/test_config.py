@@ -6,7 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from helpers.config import ConfigError, load_settings, show
+from helpers.config import (
+    KEYS,
+    SECTION_OF,
+    SECTIONS,
+    ConfigError,
+    GenerationSettings,
+    LLMSettings,
+    RerankSettings,
+    RetrievalSettings,
+    Settings,
+    load_settings,
+    show,
+)
 
 
 def test_defaults_are_offline(tmp_path: Path) -> None:
@@ -47,6 +59,122 @@ def test_endpoint_switches_backend_and_secrets_stay_hidden(tmp_path: Path, capsy
     out = capsys.readouterr().out
     assert secret not in out and "set (hidden)" in out
     assert secret not in repr(settings)
+
+
+def test_settings_are_in_sections_and_flat_names_still_read(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path / "absent.toml", environ={"KIT_TOP_K": "6", "KIT_EMBED_BACKEND": "local"})
+    assert settings.retrieval.top_k == 6 and settings.top_k == 6
+    assert settings.embedding.embed_backend == "local" and settings.embed_backend == "local"
+    assert isinstance(settings.retrieval, RetrievalSettings) and isinstance(settings.generation, GenerationSettings)
+    for key, section in SECTION_OF.items():  # every flat name reads its section's field
+        assert getattr(settings, key) == getattr(getattr(settings, section), key)
+    assert set(SECTION_OF) == {f for kind in SECTIONS.values() for f in kind.__dataclass_fields__}
+    assert len(KEYS) == len(set(KEYS)) == 48
+
+
+def test_aliases_name_the_same_fields(tmp_path: Path) -> None:
+    environ = {"QDRANT_URL": "http://qdrant:6333", "OPENAI_MODEL": "m", "KIT_LLM_GGUF": "/x.gguf", "KIT_SEED": "3"}
+    settings = load_settings(tmp_path / "absent.toml", environ=environ)
+    assert settings.store.qdrant_url == "http://qdrant:6333" and settings.qdrant_location == "http://qdrant:6333"
+    assert settings.llm.openai_model == "m" and settings.llm.llm_gguf == "/x.gguf" and settings.seed == 3
+
+
+def test_replace_takes_flat_names_and_checks_the_section_again() -> None:
+    settings = Settings()
+    changed = settings.replace(top_k=6, embed_backend="local", profile="ci")
+    assert changed.retrieval.top_k == 6 and changed.embedding.embed_backend == "local" and changed.profile == "ci"
+    assert changed.retrieval.hybrid_alpha == settings.retrieval.hybrid_alpha  # the rest of the section is kept
+    assert changed.llm is settings.llm  # untouched sections are shared, not copied
+    assert settings.top_k == RetrievalSettings().top_k  # the original is unchanged (frozen)
+    assert settings.replace(retrieval=RetrievalSettings(top_k=9), hybrid_alpha=0.2).retrieval == RetrievalSettings(
+        top_k=9, hybrid_alpha=0.2
+    )
+    assert Settings(top_k=6) == settings.replace(top_k=6) and hash(Settings(top_k=6)) == hash(settings.replace(top_k=6))
+    with pytest.raises(ConfigError, match="hybrid_alpha must be between 0 and 1"):
+        settings.replace(hybrid_alpha=1.5)
+    with pytest.raises(ConfigError, match="top_k must be a positive integer"):
+        settings.replace(top_k=0)
+    with pytest.raises(ConfigError, match="rerank_depth"):
+        RerankSettings(rerank_depth=0)
+    with pytest.raises(ConfigError, match="llm_model"):
+        settings.replace(llm_model="gpt-5")
+    with pytest.raises(TypeError, match="topk"):
+        settings.replace(topk=3)
+    with pytest.raises(AttributeError):
+        settings.top_k = 3  # type: ignore[misc]
+
+
+def test_toml_takes_flat_keys_and_section_tables(tmp_path: Path) -> None:
+    toml = tmp_path / "kit.toml"
+    toml.write_text('top_k = 7\n\n[generation]\ncontext_tokens = 900\n\n[retrieval]\nhybrid_alpha = 0.25\n')
+    settings = load_settings(toml, environ={})
+    assert settings.retrieval.top_k == 7 and settings.generation.context_tokens == 900
+    assert settings.hybrid_alpha == 0.25
+    toml.write_text("[retrieval]\ncontext_tokens = 900\n")  # a key of another section
+    with pytest.raises(ConfigError, match=r"unknown key 'context_tokens' in \[retrieval\]"):
+        load_settings(toml, environ={})
+    toml.write_text("top_k = 0\n")
+    with pytest.raises(ConfigError, match="top_k must be a positive integer"):
+        load_settings(toml, environ={})
+
+
+def test_show_groups_by_section(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    show(load_settings(tmp_path / "absent.toml", environ={"QDRANT_API_KEY": "qdrant-secret-never-printed"}))
+    out = capsys.readouterr().out
+    assert "qdrant-secret-never-printed" not in out and "set (hidden)" in out
+    lines = out.splitlines()
+    for section in SECTIONS:
+        assert f"  [{section}]" in lines
+    assert lines.index("  [retrieval]") < next(i for i, line in enumerate(lines) if line.split()[0] == "top_k")
+    assert [key for key, _ in Settings().as_rows()] == list(KEYS)
+
+
+def test_the_command_line_prints_the_configuration() -> None:
+    import subprocess
+    import sys
+
+    from helpers.config import REPO_ROOT
+
+    out = subprocess.run(
+        [sys.executable, "-m", "helpers", "config"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert "RAG Teaching Kit configuration" in out and "  [retrieval]" in out and "top_k" in out
+
+
+def test_function_defaults_read_the_one_home_of_each_default() -> None:
+    """A default written in two places drifts apart: every function default below reads helpers.config."""
+    import inspect
+
+    from helpers.app.knobs import Knobs
+    from helpers.generation.budget import TokenBudget
+    from helpers.generation.prompts import build_messages
+    from helpers.lab.chunking import CONTEXT_BUDGET
+    from helpers.query.multi_query import MultiQueryRetriever
+    from helpers.rerank.base import Reranked
+    from helpers.retrieval.hybrid import HybridRetriever, rrf_fusion, weighted_fusion
+    from helpers.retrieval.postprocess import PostProcessed
+
+    def default(function: object, name: str) -> object:
+        parameter = inspect.signature(function).parameters[name]  # type: ignore[arg-type]
+        return None if parameter.default is inspect.Parameter.empty else parameter.default
+
+    retrieval, generation, llm = RetrievalSettings(), GenerationSettings(), LLMSettings()
+    for function, name, configured in [
+        (weighted_fusion, "alpha", retrieval.hybrid_alpha),
+        (HybridRetriever, "alpha", retrieval.hybrid_alpha),
+        (HybridRetriever, "rrf_k", retrieval.rrf_k),
+        (HybridRetriever, "pool", retrieval.hybrid_pool),
+        (rrf_fusion, "rrf_k", retrieval.rrf_k),
+        (PostProcessed, "fetch_multiplier", retrieval.fetch_multiplier),
+        (Reranked, "depth", RerankSettings().rerank_depth),
+        (MultiQueryRetriever, "depth", RerankSettings().rerank_depth),
+        (build_messages, "style", generation.short_style),
+    ]:
+        assert default(function, name) in (None, configured), f"{function.__qualname__}({name}=…) is not the config's"
+    assert TokenBudget() == TokenBudget(llm.llm_context_tokens, llm.llm_max_answer_tokens, generation.context_tokens)
+    assert TokenBudget() == TokenBudget.from_settings(Settings())
+    assert generation.context_tokens == CONTEXT_BUDGET
+    assert Knobs() == Knobs.from_settings(Settings())
 
 
 def test_environment_yml_mirrors_the_pinned_dependencies() -> None:

@@ -118,9 +118,9 @@ def test_cache_hit_on_second_call(tmp_settings: Settings) -> None:
     assert broken.stats == {"asked": 0, "cached": 0}
 
 
-def test_enricher_refuses_an_llm_without_json_mode() -> None:
+def test_enricher_refuses_an_llm_without_json_mode(tmp_settings: Settings) -> None:
     with pytest.raises(TypeError, match="cache=False"):
-        Enricher(object())  # type: ignore[arg-type]
+        Enricher(object(), tmp_settings)  # type: ignore[arg-type]
 
 
 def test_add_metadata_flat_and_hidden_from_the_llm() -> None:

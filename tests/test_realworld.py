@@ -10,6 +10,7 @@ from functools import cache
 
 import pytest
 
+from helpers.config import get_settings
 from helpers.corpus import CATEGORIES
 from helpers.corpus.realworld import (
     MANIFEST_PATH,
@@ -25,7 +26,7 @@ from helpers.parsing import parse
 
 QUESTIONS = load_realworld()
 NEEDS_DOCS = pytest.mark.skipif(
-    not realworld_available(),
+    not realworld_available(get_settings()),
     reason="real documents not rebuilt: run .venv/bin/python course_data/realworld/rebuild.py (see its README)",
 )
 
@@ -46,7 +47,7 @@ def _fold(text: str) -> str:
 @cache
 def parsed_text(doc: str) -> str:
     """The folded text the kit's parser extracts from one rebuilt document (as the pipeline parses it)."""
-    folder = realworld_docs_dir()
+    folder = realworld_docs_dir(get_settings())
     return _fold(" ".join(d.text for d in parse(folder / doc, root=folder)))
 
 

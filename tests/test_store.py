@@ -146,12 +146,12 @@ def test_a_students_side_collections_on_a_shared_server_carry_their_name() -> No
     from helpers.store import class_collection
 
     alice = Settings(qdrant_url="http://qdrant.example.edu:6333", collection="alice")
-    assert class_collection("notes", alice) == "alice__notes"
-    assert class_collection("alice", alice) == "alice"  # the student's own course collection
-    assert class_collection("alice__notes", alice) == "alice__notes"  # never prefixed twice
-    assert class_collection("x", alice.replace(collection="alice__notes")) == "alice__x"
-    assert class_collection("notes", Settings(collection="alice")) == "notes"  # embedded: a folder of one's own
-    assert class_collection("notes", alice.replace(collection="course")) == "notes"  # one user on a server
+    assert class_collection("notes", alice.store) == "alice__notes"
+    assert class_collection("alice", alice.store) == "alice"  # the student's own course collection
+    assert class_collection("alice__notes", alice.store) == "alice__notes"  # never prefixed twice
+    assert class_collection("x", alice.replace(collection="alice__notes").store) == "alice__x"
+    assert class_collection("notes", Settings(collection="alice").store) == "notes"  # embedded: a folder of one's own
+    assert class_collection("notes", alice.replace(collection="course").store) == "notes"  # one user on a server
 
 
 def test_dropping_on_a_shared_server_deletes_only_the_students_own_copy() -> None:

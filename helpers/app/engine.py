@@ -2,10 +2,12 @@
 
 `AppEngine.ask` runs the path every notebook built, with one rule on top: nothing raises into the
 student's face. Each way a question can go wrong ends as a `Turn` whose `status` names it and whose
-`message` says what to do: an empty question, a guarded injection, no passage above the threshold, an
-endpoint that does not answer, any other kit error. `warm_up` loads the embedder, the BM25 index and the
-LLM (and runs the fixed prompt prefix through it, so llama.cpp serves it from its KV cache); the app calls
-it in a background thread when it opens, and `ask` waits for it instead of loading anything twice.
+`message` says what to do: an empty question, a template that cannot be filled, a guarded injection, no
+passage above "drop passages below cosine", a best passage below "refuse below cosine", an endpoint that does
+not answer, any other kit error. The chunking knob picks the collection searched (`chunking_knob.py`).
+`warm_up` loads the embedder, the BM25 index and the LLM (and runs the fixed prompt prefix through it, so
+llama.cpp serves it from its KV cache); the app calls it in a background thread when it opens, and `ask` waits
+for it instead of loading anything twice.
 What it leaves out: widgets (`widgets.py`) and tables (`views.py`).
 """
 
@@ -16,8 +18,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from helpers.app.chunking_knob import ChunkingIndexes
 from helpers.app.knobs import Knobs
+from helpers.app.prompt_template import template_problem
 from helpers.app.search import SearchBuilder, standalone_query
+from helpers.app.views import no_hits_message, refusal_message
 from helpers.config import Settings
 from helpers.generation import (
     LLM,
@@ -44,7 +49,7 @@ class Turn:
     """One question and everything the app shows for it."""
 
     question: str
-    status: str  # an Answer status, or "empty", "no_hits", "unreachable", "error"
+    status: str  # an Answer status, or "empty", "bad_template", "no_hits", "unreachable", "error"
     message: str = ""  # what to tell the student (empty for a plain answer)
     query: str = ""  # what was searched, after follow-up rewriting
     hits: list[Hit] = field(default_factory=list)  # every retrieved hit (the prompt may hold fewer)
@@ -68,7 +73,8 @@ class AppEngine:
     def __init__(self, pipeline: RAGPipeline | None = None, settings: Settings | None = None) -> None:
         self.pipeline = pipeline or RAGPipeline(settings)
         self.settings = self.pipeline.settings
-        self.search = SearchBuilder(self.pipeline)
+        self.search = SearchBuilder(self.pipeline)  # the app's own chunking; `indexes` holds the others
+        self.indexes = ChunkingIndexes(self.search)
         self.budget = TokenBudget.from_settings(self.settings)
         self.ready = threading.Event()
         self.warmup_error = ""
@@ -132,13 +138,19 @@ class AppEngine:
         knobs: Knobs,
         history: Sequence[dict[str, str]] = (),
         on_token: Callable[[str], None] | None = None,
+        on_step: Callable[[str], None] = lambda _: None,
     ) -> Turn:
-        """Guard, rewrite the follow-up, retrieve under the knobs, answer with citations — or say why not."""
+        """Guard, rewrite the follow-up, retrieve under the knobs, answer with citations — or say why not.
+
+        `on_token` receives the streamed answer, `on_step` what takes a while (indexing another chunking).
+        """
         start = time.perf_counter()
         question = question.strip()
-        # 1. the cheap checks first: an empty question, an injection
+        # 1. the cheap checks first: an empty question, a template that cannot be filled, an injection
         if not question:
             return Turn(question, "empty", EMPTY)
+        if problem := template_problem(knobs.template):
+            return Turn(question, "bad_template", problem)
         verdict = check_input(question)
         if verdict.blocked:
             blocked = f"{REJECTION} (The input guard blocked: {' '.join(verdict.removed)})"
@@ -148,19 +160,15 @@ class AppEngine:
         try:
             # 2. a follow-up becomes a standalone query; then retrieve under the knobs
             query = standalone_query(self.pipeline, history, verdict.question)
-            hits = self.search.retrieve(query, knobs)
+            hits = self.indexes.search_for(knobs.chunking, on_step).retrieve(query, knobs)
             retrieved = _since(searching)
             if not hits:
-                message = (
-                    f"No passage has a similarity of at least {knobs.threshold:.2f} to this question"
-                    f"{' with the filter ' + str(knobs.filters()) if knobs.filters() else ''}. "
-                    "Lower the threshold, clear the filter, or rephrase."
-                )
-                return Turn(question, "no_hits", message, query, seconds=_since(start))
+                return Turn(question, "no_hits", no_hits_message(knobs), query, seconds=_since(start))
             # 3. the prompt under the token budget, the model's streamed answer, its citations
             answer = generate_answer(
-                verdict.question, hits, self.llm(knobs.model), budget=self.budget,
-                refusal_threshold=self.settings.refusal_threshold, on_token=on_token,
+                verdict.question, hits, self.llm(knobs.model), mode=knobs.mode, budget=self.budget,
+                refusal_threshold=knobs.refuse_below, on_token=on_token, style=self.settings.short_style,
+                template=knobs.template,
             )  # fmt: skip
         except LLMError as err:
             message = NO_ENDPOINT if str(err) == NO_ENDPOINT else f"The model did not answer: {err}. {UNREACHABLE_HINT}"
@@ -168,12 +176,7 @@ class AppEngine:
         except (RuntimeError, ValueError, OSError) as err:  # StoreError, ModelNotAvailable …: written for people
             return Turn(question, "error", f"{type(err).__name__}: {err}", seconds=_since(start))
         answer.timings = {"wait_for_warm_up": searching - start, "retrieve": retrieved, **answer.timings}
-        message = ""
-        if answer.status == "no_context":
-            message = (
-                f"The closest passage is not similar enough (below the refusal threshold "
-                f"{self.settings.refusal_threshold}), so the model was not asked."
-            )
+        message = refusal_message(knobs, hits) if answer.status == "no_context" else ""
         return Turn(question, answer.status, message, query, hits, answer, _since(start))
 
     def close(self) -> None:

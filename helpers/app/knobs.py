@@ -1,8 +1,12 @@
 """The app's knobs: one frozen `Knobs` value, and the `KnobPanel` of widgets that produces it.
 
-`Knobs` is plain data (k, retriever, hybrid weight, similarity threshold, rerank, multi-query, metadata
-filter, model), so the engine and the tests never touch a widget. `KnobPanel` lays the widgets out, each
-with a stable CSS class (`kit-knob-k`, `kit-knob-alpha` …) for the browser test, and reads them back.
+`Knobs` is plain data (k, retriever, hybrid weight, the two cosine floors, rerank, multi-query, metadata
+filter, model, answer mode, chunking strategy, prompt template), so the engine and the tests never touch a
+widget. The two floors are named apart: `drop_below` drops passages whose dense (cosine) similarity is below it
+before the prompt is built; `refuse_below` refuses without asking the model when the best passage is below it.
+`KnobPanel` lays the widgets out, each with a stable CSS class (`kit-knob-k`, `kit-knob-threshold` for "drop
+passages below cosine", `kit-knob-refuse`, `kit-knob-chunking`, `kit-template` …) for the browser test, reads
+them back (`value`) and sets them (`set`); the app has two of them, A and B.
 What it leaves out: saving knob settings between sessions (the defaults come from `Settings`).
 """
 
@@ -10,41 +14,55 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import ipywidgets as widgets
 
-from helpers.config import RETRIEVERS, Settings
+from helpers.app.prompt_template import TemplateBox
+from helpers.config import CHUNK_STRATEGIES, RETRIEVERS, Settings
+from helpers.generation import MODES, USER_TEMPLATE
 
 ANY = "(any)"
 MODELS = ("local", "endpoint")
+DEFAULTS = Settings()  # the knobs' defaults are the configuration's defaults (their one home: helpers.config)
+
+
+def model_knob(llm_backend: str) -> str:
+    """The model knob of an LLM backend: "endpoint" for an OpenAI-compatible one, else "local"."""
+    return "endpoint" if llm_backend == "openai" else "local"
 
 
 @dataclass(frozen=True)
 class Knobs:
     """Everything a student can turn in the app."""
 
-    k: int = 4
-    retriever: str = "hybrid"
-    alpha: float = 0.5  # dense weight of the weighted hybrid (1 = dense only, 0 = BM25 only)
-    threshold: float = 0.0  # minimum dense (cosine) similarity a passage needs; 0 keeps every hit
-    rerank: bool = False
-    multi_query: bool = False
+    k: int = DEFAULTS.retrieval.top_k
+    retriever: str = DEFAULTS.retrieval.retriever
+    alpha: float = DEFAULTS.retrieval.hybrid_alpha  # dense weight of the weighted hybrid (1 = dense only, 0 = BM25)
+    drop_below: float = DEFAULTS.retrieval.similarity_threshold  # drop passages whose cosine is below; 0 keeps all
+    refuse_below: float = DEFAULTS.generation.refusal_threshold  # best passage's cosine below: refuse, no LLM call
+    rerank: bool = DEFAULTS.rerank.reranker != "none"
+    multi_query: bool = DEFAULTS.query.multi_query
     doc_type: str = ANY
     term: str = ANY
-    model: str = "local"  # "local" (the packaged GGUF) or "endpoint" (OPENAI_BASE_URL)
+    model: str = model_knob(DEFAULTS.llm.llm_backend)  # "local" (the packaged GGUF) or "endpoint" (OPENAI_BASE_URL)
+    mode: str = "sentence"  # the answer: "sentence" (with citations) or "short" (a phrase, as F1/EM expect)
+    chunking: str = DEFAULTS.chunking.chunk_strategy  # another strategy searches its own collection
+    template: str = USER_TEMPLATE  # the user turn, with {context}, {question} and {instruction}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Knobs:
         """The defaults of the configuration."""
         return cls(
-            k=settings.top_k,
-            retriever=settings.retriever,
-            alpha=settings.hybrid_alpha,
-            threshold=settings.similarity_threshold,
-            rerank=settings.reranker != "none",
-            multi_query=settings.multi_query,
-            model="endpoint" if settings.llm_backend == "openai" else "local",
+            k=settings.retrieval.top_k,
+            retriever=settings.retrieval.retriever,
+            alpha=settings.retrieval.hybrid_alpha,
+            drop_below=settings.retrieval.similarity_threshold,
+            refuse_below=settings.generation.refusal_threshold,
+            rerank=settings.rerank.reranker != "none",
+            multi_query=settings.query.multi_query,
+            model=model_knob(settings.llm.llm_backend),
+            chunking=settings.chunking.chunk_strategy,
         )
 
     def filters(self) -> dict[str, object] | None:
@@ -56,6 +74,11 @@ class Knobs:
         """A copy with some knobs changed."""
         return dataclasses.replace(self, **changes)
 
+    def changes(self, other: Knobs) -> dict[str, tuple[object, object]]:
+        """The knobs `other` sets differently: name → (this value, other's value)."""
+        pairs = ((f.name, getattr(self, f.name), getattr(other, f.name)) for f in fields(self))
+        return {name: (mine, theirs) for name, mine, theirs in pairs if mine != theirs}
+
 
 def _tagged(widget: widgets.Widget, name: str) -> widgets.Widget:
     """The widget with the CSS class `kit-knob-<name>`."""
@@ -63,34 +86,37 @@ def _tagged(widget: widgets.Widget, name: str) -> widgets.Widget:
     return widget
 
 
+def _slider(kind: type, value: float, low: float, high: float, step: float, label: str, name: str) -> widgets.Widget:
+    """A labelled slider with its CSS class."""
+    style = {"description_width": "initial"}
+    return _tagged(kind(value, min=low, max=high, step=step, description=label, style=style), name)
+
+
+def _choice(options: Sequence[str], label: str, name: str) -> widgets.Widget:
+    """A labelled dropdown with its CSS class."""
+    return _tagged(widgets.Dropdown(options=options, description=label, style={"description_width": "initial"}), name)
+
+
 class KnobPanel:
-    """The knob widgets, laid out in two rows, read back as a `Knobs` value."""
+    """The knob widgets, laid out in rows, read back as a `Knobs` value and set from one."""
 
     def __init__(self, knobs: Knobs, doc_types: Sequence[str] = (), terms: Sequence[str] = ()) -> None:
-        style = {"description_width": "initial"}
-        self.k = _tagged(widgets.IntSlider(knobs.k, min=1, max=10, description="k", style=style), "k")
-        self.retriever = _tagged(
-            widgets.Dropdown(options=RETRIEVERS, value=knobs.retriever, description="retriever", style=style),
-            "retriever",
-        )
-        self.alpha = _tagged(
-            widgets.FloatSlider(knobs.alpha, min=0, max=1, step=0.1, description="hybrid weight", style=style),
-            "alpha",
-        )
-        self.threshold = _tagged(
-            widgets.FloatSlider(knobs.threshold, min=0, max=0.9, step=0.05, description="threshold", style=style),
-            "threshold",
-        )
+        self.k = _slider(widgets.IntSlider, knobs.k, 1, 10, 1, "k", "k")
+        self.retriever = _choice(RETRIEVERS, "retriever", "retriever")
+        self.alpha = _slider(widgets.FloatSlider, knobs.alpha, 0, 1, 0.1, "hybrid weight", "alpha")
+        self.drop_below = _slider(widgets.FloatSlider, 0, 0, 0.9, 0.05, "drop passages below cosine", "threshold")
+        self.refuse_below = _slider(widgets.FloatSlider, 0, 0, 0.9, 0.05, "refuse below cosine", "refuse")
         self.rerank = _tagged(widgets.Checkbox(knobs.rerank, description="rerank", indent=False), "rerank")
-        self.multi_query = _tagged(
-            widgets.Checkbox(knobs.multi_query, description="multi-query", indent=False), "multi-query"
-        )
-        self.doc_type = _tagged(widgets.Dropdown(description="doc type", style=style), "doc-type")
-        self.term = _tagged(widgets.Dropdown(description="term", style=style), "term")
-        self.model = _tagged(widgets.Dropdown(options=MODELS, value=knobs.model, description="model"), "model")
+        self.multi_query = _tagged(widgets.Checkbox(False, description="multi-query", indent=False), "multi-query")
+        self.doc_type = _choice((ANY,), "doc type", "doc-type")
+        self.term = _choice((ANY,), "term", "term")
+        self.model = _choice(MODELS, "model", "model")
+        self.mode = _choice(MODES, "answer", "mode")
+        self.chunking = _choice(CHUNK_STRATEGIES, "chunking", "chunking")
+        self.template = TemplateBox(knobs.template)
         self.set_facets(doc_types, terms)
         self.retriever.observe(self._sync_alpha, names="value")
-        self._sync_alpha()
+        self.set(knobs)
 
     def set_facets(self, doc_types: Sequence[str], terms: Sequence[str]) -> None:
         """Fill the filter dropdowns with the values the index holds."""
@@ -105,20 +131,25 @@ class KnobPanel:
     @property
     def value(self) -> Knobs:
         """The knobs as they are set now."""
-        return Knobs(
-            k=self.k.value,
-            retriever=self.retriever.value,
-            alpha=round(self.alpha.value, 2),
-            threshold=round(self.threshold.value, 2),
-            rerank=self.rerank.value,
-            multi_query=self.multi_query.value,
-            doc_type=self.doc_type.value or ANY,
-            term=self.term.value or ANY,
-            model=self.model.value,
-        )
+        values = {f.name: getattr(self, f.name).value for f in fields(Knobs)}
+        for name in ("alpha", "drop_below", "refuse_below"):
+            values[name] = round(values[name], 2)
+        return Knobs(**{**values, "doc_type": values["doc_type"] or ANY, "term": values["term"] or ANY})
+
+    def set(self, knobs: Knobs) -> None:
+        """Turn every widget to the value `knobs` holds (a filter value the index lacks becomes "(any)")."""
+        for f in fields(Knobs):
+            widget, value = getattr(self, f.name), getattr(knobs, f.name)
+            unknown_facet = f.name in ("doc_type", "term") and value not in widget.options
+            widget.value = ANY if unknown_facet else value
+        self._sync_alpha()
 
     def widget(self) -> widgets.Widget:
-        """The panel: retrieval knobs on the first row, the rest on the second."""
-        first = widgets.HBox([self.k, self.retriever, self.alpha, self.threshold])
-        second = widgets.HBox([self.rerank, self.multi_query, self.doc_type, self.term, self.model])
-        return _tagged(widgets.VBox([first, second]), "panel")
+        """The panel: retrieval knobs, then the rest, then the answer's knobs, then the template (folded)."""
+        rows = [
+            widgets.HBox([self.k, self.retriever, self.alpha, self.drop_below]),
+            widgets.HBox([self.rerank, self.multi_query, self.doc_type, self.term, self.model]),
+            widgets.HBox([self.mode, self.chunking, self.refuse_below]),
+            widgets.Accordion(children=[self.template.widget], titles=("Prompt template (the user turn)",)),
+        ]
+        return _tagged(widgets.VBox(rows), "panel")

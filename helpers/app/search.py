@@ -2,10 +2,10 @@
 
 `SearchBuilder.build(knobs)` stacks the pieces notebooks 05–06 teach:
     make_retriever(name, alpha)  →  Reranked (rerank on)  or  MultiQueryRetriever (multi-query on)
-                                 →  SimilarityFloor (threshold on the dense cosine similarity)
+                                 →  SimilarityFloor (the knob "drop passages below cosine")
 The BM25 index and the facet values (doc types, terms) come from one read of the stored chunks, made once.
 Should `helpers.retrieval` be missing, the app falls back to dense search through the pipeline, so it
-always works. The threshold is on the dense score, not the last stage's: a fused or RRF score is rescaled
+always works. The floor is on the dense score, not the last stage's: a fused or RRF score is rescaled
 per query (the top hit is always near 1), so only cosine similarity can say "nothing here is close".
 What it leaves out: choosing the retriever by measurement (notebook 05 does that; the app uses the knobs).
 """
@@ -46,7 +46,7 @@ class SimilarityFloor:
 
 
 def reranker_name(settings: Any) -> str:
-    """The reranker the rerank knob switches on: the configured one, else MaxSim (no training, ~0.4 s a question)."""
+    """The reranker the rerank knob switches on: the configured one, else MaxSim (no training, quick enough live)."""
     return settings.reranker if settings.reranker != "none" else "maxsim"
 
 
@@ -98,7 +98,7 @@ class SearchBuilder:
         sides = {} if knobs.retriever == "dense" else {"bm25": self.bm25()}
         p = self.pipeline
         params = {"alpha": knobs.alpha, "threshold": 0.0, **sides}
-        return make_retriever(knobs.retriever, p.store, p.embedder, p.settings, **params)
+        return make_retriever(knobs.retriever, p.store, p.embedder, p.settings.retrieval, **params)
 
     def build(self, knobs: Knobs) -> Any:
         """The whole retriever for these knobs."""
@@ -114,7 +114,7 @@ class SearchBuilder:
             from helpers.rerank import Reranked
 
             retriever = Reranked(retriever, reranker, depth=depth)
-        return SimilarityFloor(retriever, knobs.threshold) if knobs.threshold > 0 else retriever
+        return SimilarityFloor(retriever, knobs.drop_below) if knobs.drop_below > 0 else retriever
 
     def retrieve(self, query: str, knobs: Knobs) -> list[Hit]:
         """The hits for `query` under these knobs."""

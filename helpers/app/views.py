@@ -1,10 +1,11 @@
 """What the app shows, as plain tables and HTML: the sources table, the prompt view, the answer, a message.
 
-Pure functions of a `Turn`, so they can be tested and reused in a notebook without any widget:
+Pure functions of a `Turn` (or its parts), so they can be tested and reused in a notebook without any widget:
 - `sources_frame`: one row per retrieved hit — source, page/section, its score at every stage (dense,
   BM25, fused, rerank; "–" where a stage did not see it), whether it went into the prompt and as which [n];
 - `prompt_html`: the exact chat messages sent, and their token count against the budget;
-- `answer_html` / `message_html`: the answer with its numbered citations, or a clear message.
+- `answer_html` / `message_html`: the answer with its numbered citations, or a clear message;
+- `no_hits_message` / `refusal_message` / `floors_html`: the two cosine floors, each named by its knob.
 What it leaves out: styling beyond a few inline rules (Voilà and JupyterLab bring their own).
 """
 
@@ -15,12 +16,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from helpers.generation import Answer, TokenBudget, budget_table, count_tokens, format_context
+from helpers.app.knobs import Knobs
+from helpers.generation import Answer, TokenBudget, best_similarity, budget_table, count_tokens, format_context
 from helpers.types import Hit
 
 STAGES = {"dense": "dense", "sparse": "BM25", "fused": "fused", "rerank": "rerank"}  # score key → column
 MISSING = "–"
-MESSAGE_COLOURS = {"empty": "#666", "rejected": "#b00", "no_hits": "#a60", "unreachable": "#b00", "error": "#b00"}
+MESSAGE_COLOURS = {"empty": "#666", "rejected": "#b00", "no_hits": "#a60", "no_context": "#a60", "bad_template": "#b00",
+                   "unreachable": "#b00", "error": "#b00"}  # fmt: skip
 
 
 def where(hit: Hit) -> str:
@@ -92,3 +95,30 @@ def message_html(status: str, message: str) -> str:
     """A message for the student (class `kit-message` and `kit-message-<status>`)."""
     colour = MESSAGE_COLOURS.get(status, "#333")
     return f"<div class='kit-message kit-message-{status}' style='color: {colour}'>{html.escape(message)}</div>"
+
+
+def no_hits_message(knobs: Knobs) -> str:
+    """Why no passage was left, naming the knob that dropped them."""
+    where = f" with the filter {knobs.filters()}" if knobs.filters() else ""
+    return (
+        f"No passage has a cosine similarity of at least {knobs.drop_below:.2f} to this question{where}: the knob "
+        "'drop passages below cosine' dropped them all. Lower it, clear the filter, or rephrase."
+    )
+
+
+def refusal_message(knobs: Knobs, hits: Sequence[Hit]) -> str:
+    """Why the model was not asked, naming the knob that refused."""
+    return (
+        f"The closest passage has a cosine similarity of {best_similarity(hits):.2f}, below 'refuse below cosine' "
+        f"({knobs.refuse_below:.2f}), so the model was not asked."
+    )
+
+
+def floors_html(knobs: Knobs, hits: Sequence[Hit]) -> str:
+    """The two cosine floors named apart, and where the best passage stands (class `kit-floors`)."""
+    drop = f"{knobs.drop_below:.2f}" if knobs.drop_below > 0 else "0 (off)"
+    best = f"; best passage {best_similarity(hits):.2f}" if hits else ""
+    return (
+        f"<div class='kit-floors' style='color: #555'>Cosine floors: drop passages below {drop} · "
+        f"refuse below {knobs.refuse_below:.2f}{best}</div>"
+    )

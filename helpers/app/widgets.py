@@ -1,41 +1,43 @@
-"""The ipywidgets app: a question box, a chat history, the knobs, the streamed answer, sources and prompt.
+"""The ipywidgets app: question box, chat, knobs, streamed answer, sources, prompt, and the lab bench: A/B
+(a second set of knobs: both answers, their sources diffed) and gold questions (reference, evidence, F1).
 
-`ChatApp` only lays widgets out and moves values between them and an `AppEngine`; every decision lives
-in the engine and every table in `views.py`. Each widget carries a stable CSS class (`kit-question`,
-`kit-ask`, `kit-answer`, `kit-sources`, `kit-prompt`, `kit-history`, `kit-status` …) so a browser test can
-find it. `open_app()` is the one call a notebook makes: it builds the index on the spot if it is empty
-(with a progress bar), shows the app, and starts loading the models in the background.
+`ChatApp` only lays widgets out and moves values between them and an `AppEngine`; every decision lives in the
+engine, every table in `views.py`, `side_by_side.py` and `gold_mode.py`. Each widget has a stable CSS class
+(`kit-question`, `kit-ask`, `kit-answer`, `kit-sources`, `kit-floors`, `kit-prompt`, `kit-history`, `kit-status`;
+`panels.py`'s `kit-ab-…` and `kit-gold-…`) for the browser test. `open_app()` is the one call a notebook makes:
+it builds an empty index first (progress bar), shows the app, and loads the models in the background. From code,
+`app.ask`, `app.compare` and `app.ask_gold` do what the buttons do and return what the app shows.
 What it leaves out: several users at once (one kernel, one app) and cancelling an answer mid-stream.
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any
+from collections.abc import Sequence
 
 import ipywidgets as widgets
 from IPython.display import display
 
 from helpers.app.engine import AppEngine, Turn
+from helpers.app.gold_mode import GoldReport, default_questions
 from helpers.app.knobs import KnobPanel, Knobs
-from helpers.app.views import answer_html, message_html, prompt_html, sources_html
+from helpers.app.panels import ABPanel, GoldPanel, tagged
+from helpers.app.side_by_side import SideBySide, compare
+from helpers.app.views import answer_html, floors_html, message_html, prompt_html, sources_html
 from helpers.config import Settings
-
-
-def tagged(widget: Any, css_class: str) -> Any:
-    """The widget with a CSS class added (the browser test's handle on it)."""
-    widget.add_class(css_class)
-    return widget
+from helpers.corpus import Question
 
 
 class ChatApp:
     """The widgets of the app, wired to an `AppEngine`."""
 
-    def __init__(self, engine: AppEngine) -> None:
+    def __init__(self, engine: AppEngine, questions: Sequence[Question] = ()) -> None:
         self.engine = engine
         self.knobs = KnobPanel(Knobs.from_settings(engine.settings))
-        wide = widgets.Layout(width="60%")
-        self.question = tagged(widgets.Text(placeholder="Ask about the program …", layout=wide), "kit-question")
+        self.ab = ABPanel(Knobs.from_settings(engine.settings))
+        self.gold = GoldPanel(questions)
+        box = widgets.Text(placeholder="Ask about the program …", layout=widgets.Layout(width="60%"))
+        self.question = tagged(box, "kit-question")
         self.ask_button = tagged(widgets.Button(description="Ask", button_style="primary"), "kit-ask")
         self.clear_button = tagged(widgets.Button(description="New chat"), "kit-clear")
         self.status = tagged(widgets.HTML(), "kit-status")
@@ -47,6 +49,9 @@ class ChatApp:
         self.last: Turn | None = None
         self.ask_button.on_click(lambda _: self.submit())
         self.clear_button.on_click(lambda _: self.clear())
+        self.ab.run.on_click(lambda _: self.compare())
+        self.ab.copy.on_click(lambda _: self.ab.knobs.set(self.knobs.value))
+        self.gold.choice.observe(self._type_gold_question, names="value")
 
     @property
     def widget(self) -> widgets.Widget:
@@ -56,12 +61,15 @@ class ChatApp:
         rows = [
             widgets.HTML("<h3>Ask the program documents</h3>"),
             widgets.HBox([self.question, self.ask_button, self.clear_button]),
+            self.gold.picker,
             self.status,
             self.knobs.widget(),
             self.answer,
+            self.gold.result,
             self.sources,
             prompt,
             chat,
+            self.ab.widget,
         ]
         return tagged(widgets.VBox(rows), "kit-app")
 
@@ -76,7 +84,8 @@ class ChatApp:
         """Report the background loading; when it is done, fill the filter dropdowns from the index."""
         if step == "ready":
             search = self.engine.search
-            self.knobs.set_facets(search.facets("doc_type"), search.facets("term"))
+            for panel in (self.knobs, self.ab.knobs):
+                panel.set_facets(search.facets("doc_type"), search.facets("term"))
             self.set_status("Ready: type a question and press Ask.")
         else:
             self.set_status(f"Loading in the background: {step} …")
@@ -93,26 +102,29 @@ class ChatApp:
             self.answer.value = f"<div class='kit-answer-streaming'>{html.escape(''.join(pieces))} ▌</div>"
 
         self.answer.value = "<i>Searching …</i>"
+        knobs, gold = self.knobs.value, self.gold.active(self.question.value)
+        history = list(gold.history) if gold is not None else self.turns  # a gold question brings its own chat
         try:
-            turn = self.engine.ask(self.question.value, self.knobs.value, self.turns, on_token)
+            turn = self.engine.ask(self.question.value, knobs, history, on_token, self.set_status)
         finally:
             self.ask_button.disabled = False
-        self.show(turn)
+        self.show(turn, knobs)
         return turn
 
-    def ask(self, question: str) -> Turn:
-        """Type `question` into the box and press Ask (for notebooks and tests)."""
+    def ask(self, question: str, knobs: Knobs | None = None) -> Turn:
+        """Type `question` into the box (and turn knobs A to `knobs`), then press Ask (for notebooks and tests)."""
         self.question.value = question
+        if knobs is not None:
+            self.knobs.set(knobs)
         return self.submit()
 
-    def show(self, turn: Turn) -> None:
-        """Put a turn on screen: answer or message, sources, prompt, history, status."""
+    def show(self, turn: Turn, knobs: Knobs) -> None:
+        """Put a turn on screen: answer or message, gold report, floors and sources, prompt, history, status."""
         self.last = turn
-        body = answer_html(turn.answer) if turn.answer is not None else ""
-        if turn.message:
-            body = message_html(turn.status, turn.message) + body
-        self.answer.value = body
-        self.sources.value = sources_html(turn.hits, turn.answer)
+        message = message_html(turn.status, turn.message) if turn.message else ""
+        self.answer.value = message + (answer_html(turn.answer) if turn.answer is not None else "")
+        self.gold.show(turn)
+        self.sources.value = floors_html(knobs, turn.hits) + sources_html(turn.hits, turn.answer)
         self.prompt.value = prompt_html(turn.answer, self.engine.budget)
         if turn.answer is not None:
             self.turns += [{"role": "user", "content": turn.question}, {"role": "assistant", "content": turn.text}]
@@ -125,6 +137,37 @@ class ChatApp:
         searched = f"; searched for: {turn.query}" if turn.query and turn.query != turn.question else ""
         self.set_status(f"{turn.status} in {timing}{searched}")
 
+    def compare(self, question: str | None = None, a: Knobs | None = None, b: Knobs | None = None) -> SideBySide:
+        """The question (default: the box's) under knobs A and B (default: the panels'), shown side by side."""
+        self.question.value = self.question.value if question is None else question
+        for knobs, panel in ((a, self.knobs), (b, self.ab.knobs)):
+            if knobs is not None:
+                panel.set(knobs)
+        self.ab.run.disabled = True
+        self.ab.result.value = "<i>Asking with knobs A, then with knobs B …</i>"
+        try:
+            pair = compare(self.engine, self.question.value, self.knobs.value, self.ab.knobs.value, self.set_status)
+        finally:
+            self.ab.run.disabled = False
+        self.ab.show(pair, self.gold.reports(pair))
+        self.set_status(f"A/B: A {pair.a.status} ({pair.a.seconds:.1f} s), B {pair.b.status} ({pair.b.seconds:.1f} s)")
+        return pair
+
+    def ask_gold(self, question: str | Question, knobs: Knobs | None = None) -> GoldReport | None:
+        """Choose a gold question (by id), ask it (under `knobs`, default: panel A's) and return its report."""
+        chosen = self.gold.select(question)
+        if chosen is None:
+            self.set_status(f"This app has no gold question {question!r}: pick one from the dropdown.")
+            return None
+        self.ask(chosen.question, knobs)
+        return self.gold.last
+
+    def _type_gold_question(self, *_: object) -> None:
+        """A chosen gold question goes into the question box; the last report is cleared."""
+        if self.gold.selected is not None:
+            self.question.value = self.gold.selected.question
+        self.gold.result.value = ""
+
     def clear(self) -> None:
         """Start a new chat (follow-ups no longer lean on earlier questions)."""
         self.turns = []
@@ -133,8 +176,13 @@ class ChatApp:
         self.set_status("New chat.")
 
 
-def open_app(settings: Settings | None = None, engine: AppEngine | None = None) -> ChatApp | None:
-    """Show the app over the ready index (built here, with a progress bar, if empty); models load in the background."""
+def open_app(
+    settings: Settings | None = None, engine: AppEngine | None = None, questions: Sequence[Question] | None = None
+) -> ChatApp | None:
+    """Show the app over the ready index (built here, with a progress bar, if empty); models load in the background.
+
+    `questions` fill the gold mode (default: the gold `dev` split on the course documents, none on a folder).
+    """
     engine = engine or AppEngine(settings=settings)
     try:
         if engine.pipeline.store.count() == 0:
@@ -143,7 +191,7 @@ def open_app(settings: Settings | None = None, engine: AppEngine | None = None) 
     except RuntimeError as err:  # StoreError: the embedded folder is held by another kernel, a server is down …
         display(widgets.HTML(message_html("error", str(err))))
         return None
-    app = ChatApp(engine)
+    app = ChatApp(engine, default_questions(engine.settings) if questions is None else questions)
     display(app.widget)
     app.set_status("Loading in the background …")
     engine.start_warm_up(app.knobs.value, app.on_warm_up_step)

@@ -23,7 +23,7 @@ from helpers.pipeline import IngestReport, RAGPipeline
 from helpers.store import class_collection
 from helpers.store.client import COURSE_COLLECTION  # the default name, kept for the course corpus
 
-LOCAL_MODE_LIMIT = 20_000  # points past which local mode's brute-force search passes 30 ms here (bench/store_scale)
+LOCAL_MODE_LIMIT = 20_000  # points past which local mode's brute-force search outgrows its budget (docs/decisions.md)
 
 
 def store_advice(points: int, settings: Settings) -> str:
@@ -50,7 +50,7 @@ def folder_settings(folder: str | Path, settings: Settings | None = None) -> Set
     name = f"{name}_folder" if name == settings.collection else name  # a folder called "alice" beside KIT_COLLECTION
     return settings.replace(
         corpus_dir=Path(folder).resolve(),
-        collection=class_collection(name, settings),  # "alice__notes" on a class's shared server
+        collection=class_collection(name, settings.store),  # "alice__notes" on a class's shared server
         data_dir=settings.data_dir / "byod",  # unused with a Qdrant server (QDRANT_URL): only the name matters
         query_expansion=False,  # course_data/synonyms.csv knows course words, not yours
     )

@@ -26,24 +26,25 @@ from helpers.chunking.paragraphs import paragraph_window
 from helpers.chunking.recursive import recursive_chars, recursive_split
 from helpers.chunking.sections import header_sections, header_sections_merged, merge_small_sections
 from helpers.chunking.words import word_spans, word_window
+from helpers.config import ChunkingSettings
 
 
 def header_sections_merged_ctx(document: Document, **params: Any) -> list[TextNode]:
-    """Merged header sections, embedded with the contextual prefix "Title > Section" (seed 003)."""
+    """Merged header sections, embedded with the contextual prefix "Title > Section" (the study knowledge base's)."""
     return add_context(header_sections_merged(document, **params))
 
 
 # Every strategy by name: a function (document, **params) -> nodes. The order is the order of the notebook.
 STRATEGIES: dict[str, Callable[..., list[TextNode]]] = {
-    "fixed_tokens": fixed_tokens,  # seed 000: 600 tokens, 150 overlap
-    "recursive_chars": recursive_chars,  # seed 001: 500 characters, 50 overlap
-    "paragraph_window": paragraph_window,  # seed 002: 4 paragraphs, 1 overlap
-    "header_sections": header_sections,  # seed 003: headings, 700/120 tokens
-    "header_sections_merged": header_sections_merged,  # seed 003 + small sections merged
+    "fixed_tokens": fixed_tokens,  # the UChicago assistant's: 600 tokens, 150 overlap
+    "recursive_chars": recursive_chars,  # the TUM chatbot's: 500 characters, 50 overlap
+    "paragraph_window": paragraph_window,  # the e-mail mini RAG's: 4 paragraphs, 1 overlap
+    "header_sections": header_sections,  # the study knowledge base's: headings, 700/120 tokens
+    "header_sections_merged": header_sections_merged,  # the same + small sections merged
     "header_sections_merged_ctx": header_sections_merged_ctx,  # ... + "Title > Section" embedded
     "word_window": word_window,  # a common plain baseline: 250 words, 50 overlap
 }
-DEFAULT_STRATEGY = "recursive_chars"  # the best recall within a 1,500-token context, measured in notebook 02
+DEFAULT_STRATEGY = ChunkingSettings().chunk_strategy  # the configured default (helpers.config)
 
 
 def chunk_documents(
@@ -59,14 +60,14 @@ def chunk_documents(
     return finish(nodes, strategy)
 
 
-def chunk_for_settings(documents: Sequence[Document], settings: Any) -> list[TextNode]:
-    """Split with the strategy, size and overlap the settings name (0 / -1 keep the strategy's own)."""
+def chunk_for_settings(documents: Sequence[Document], chunking: ChunkingSettings) -> list[TextNode]:
+    """Split with the strategy, size and overlap of the chunking section (0 / -1 keep the strategy's own)."""
     params = {}
-    if settings.chunk_size > 0:
-        params["size"] = settings.chunk_size
-    if settings.chunk_overlap >= 0:
-        params["overlap"] = settings.chunk_overlap
-    return chunk_documents(documents, settings.chunk_strategy, **params)
+    if chunking.chunk_size > 0:
+        params["size"] = chunking.chunk_size
+    if chunking.chunk_overlap >= 0:
+        params["overlap"] = chunking.chunk_overlap
+    return chunk_documents(documents, chunking.chunk_strategy, **params)
 
 
 __all__ = [

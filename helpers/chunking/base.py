@@ -2,7 +2,7 @@
 
 A strategy turns one `Document` into `TextNode`s made by `make_nodes` (the document's metadata plus a
 `section_path`); `finish` then numbers each document's chunks, names the strategy and gives every node a
-deterministic id. `add_context` is the seed-003 option: the prefix "Title > Section" goes into metadata
+deterministic id. `add_context` is the study knowledge base's option: the prefix "Title > Section" goes into metadata
 that is embedded with the text but never shown to the LLM.
 What it leaves out: the strategies themselves (one file each) and anything about embedding or storage.
 """
@@ -37,7 +37,7 @@ def splitter_tokenizer() -> Callable[[str], Sized]:
     """LlamaIndex's own tokenizer for its splitters, with a memory of the texts it has already counted.
 
     `TokenTextSplitter` and `SentenceSplitter` only ever take `len()` of what it returns, and ask again for
-    every word and sentence (a million calls on 3 MB); the words repeat, so remembering the counts is the same
+    every word and sentence, many times over; the words repeat, so remembering the counts is the same
     answer for a fraction of the time. It returns `range(count)`: the right length, and nothing to keep alive.
     """
     count = _remembered_count(get_tokenizer())
@@ -73,8 +73,8 @@ def make_node(document: Document, text: str, section_path: str = "") -> TextNode
 def make_nodes(document: Document, texts: Sequence[str], section_paths: Sequence[str] | None = None) -> list[TextNode]:
     """`make_node` for many texts of one document: the link to the document is computed once, not per chunk.
 
-    The link carries a sha256 of the whole document; hashing a 2 MB document once per chunk made chunking
-    quadratic in the document's length (seconds per MB), so each node gets a copy of the one link.
+    The link carries a sha256 of the whole document; hashing a long document once per chunk would make
+    chunking quadratic in the document's length, so each node gets a copy of the one link.
     """
     source = document.as_related_node_info()
     nodes = []
@@ -92,7 +92,7 @@ def make_nodes(document: Document, texts: Sequence[str], section_paths: Sequence
 
 
 def contextual_prefix(node: TextNode) -> str:
-    """The seed-003 prefix of a chunk: "Title > Section > Subsection" (a heading equal to the title once)."""
+    """The study knowledge base's prefix: "Title > Section > Subsection" (a heading equal to the title once)."""
     parts = [str(node.metadata.get("title", "")), *str(node.metadata.get("section_path", "")).split(SEPARATOR)]
     return SEPARATOR.join(dict.fromkeys(part for part in parts if part))
 

@@ -1,4 +1,4 @@
-"""Fixed token windows with overlap (seed 000: 600 tokens, 150 overlap).
+"""Fixed token windows with overlap (the UChicago assistant's: 600 tokens, 150 overlap).
 
 `token_windows` is the whole mechanism in plain Python: cut a list of tokens into windows of `size`,
 each starting `size - overlap` after the previous one. `fixed_tokens` is the strategy as the production
@@ -31,7 +31,7 @@ def token_windows(tokens: list[T], size: int, overlap: int) -> list[list[T]]:
 
 
 def plain_token_chunks(text: str, size: int = 600, overlap: int = 150) -> list[str]:
-    """The seed-000 chunker: encode, cut token windows, decode each window back to text."""
+    """The UChicago assistant's chunker: encode, cut token windows, decode each window back to text."""
     return [encoding().decode(window) for window in token_windows(encoding().encode(text), size, overlap)]
 
 

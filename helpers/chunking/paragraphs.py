@@ -1,4 +1,4 @@
-"""Paragraph sliding window (seed 002: 4 paragraphs per chunk, 1 paragraph of overlap).
+"""Paragraph sliding window (the e-mail mini RAG's: 4 paragraphs per chunk, 1 paragraph of overlap).
 
 A paragraph is a run of lines between blank lines, so e-mails (hard-wrapped at 72 columns) and Markdown
 keep their natural units. The window is the very same `token_windows` function, sliding over a list

@@ -1,12 +1,12 @@
 """The real-document set: public university documents (rebuilt locally, never committed) and 126 gold questions.
 
 What it does: `load_realworld(split)` reads `course_data/realworld/questions.jsonl` (the gold format of
-`course_data/gold/FORMAT.md`; unanswerable questions carry the answer "unknown"); `realworld_docs_dir()`
+`course_data/gold/FORMAT.md`; unanswerable questions carry the answer "unknown"); `realworld_docs_dir(settings)`
 is the folder `course_data/realworld/rebuild.py` fills from pinned commits of public git repositories;
-`realworld_available()` says whether every file of the manifest is there with its sha256.
+`realworld_available(settings)` says whether every file of the manifest is there with its sha256.
 
-    >>> if realworld_available():
-    ...     docs = ingest_folder(realworld_docs_dir())
+    >>> if realworld_available(settings):
+    ...     docs = ingest_folder(realworld_docs_dir(settings))
     >>> questions = load_realworld("dev")
 
 What it leaves out: fetching the repositories (see `course_data/realworld/README.md`) and any evaluation.
@@ -18,7 +18,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from helpers.config import REPO_ROOT, Settings, get_settings
+from helpers.config import REPO_ROOT, Settings
 from helpers.corpus import Question, load_gold
 
 REALWORLD_DIR = REPO_ROOT / "course_data" / "realworld"
@@ -27,9 +27,9 @@ QUESTIONS_PATH = REALWORLD_DIR / "questions.jsonl"
 REBUILD_COMMAND = ".venv/bin/python course_data/realworld/rebuild.py"
 
 
-def realworld_docs_dir(settings: Settings | None = None) -> Path:
+def realworld_docs_dir(settings: Settings) -> Path:
     """The rebuilt documents: `<data_dir>/realworld/docs` (default `.kit_data/realworld/docs`)."""
-    return Path((settings or get_settings()).data_dir) / "realworld" / "docs"
+    return Path(settings.data_dir) / "realworld" / "docs"
 
 
 def realworld_manifest() -> dict:
@@ -50,13 +50,13 @@ def _intact(path: Path, item: dict) -> bool:
     return hashlib.sha256(path.read_bytes()).hexdigest() == item["sha256"]
 
 
-def missing_docs(settings: Settings | None = None) -> list[str]:
+def missing_docs(settings: Settings) -> list[str]:
     """Rebuilt paths of the manifest that are absent or differ from their pinned hash (empty when all are in place)."""
     folder = realworld_docs_dir(settings)
     return [item["doc"] for item in manifest_files() if not _intact(folder / item["doc"], item)]
 
 
-def realworld_available(settings: Settings | None = None) -> bool:
+def realworld_available(settings: Settings) -> bool:
     """True when every document of the set has been rebuilt intact (run `rebuild.py` otherwise)."""
     return not missing_docs(settings)
 

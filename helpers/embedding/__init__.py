@@ -1,6 +1,6 @@
 """Embeddings: the packaged all-MiniLM-L6-v2 by default, OpenAI embeddings when configured.
 
-    >>> embedder = Embedder()
+    >>> embedder = Embedder(settings)
     >>> vectors = embedder.embed_texts(["The application fee is $90."])   # (1, 384), rows of length 1
     >>> scores = vectors @ embedder.embed_query("How much is the fee?")    # cosine = dot product
 

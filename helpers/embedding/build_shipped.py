@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings, load_settings
 from helpers.embedding.cache import EmbeddingCache
 from helpers.embedding.embedder import Embedder
 from helpers.embedding.shipped import SHIPPED_DIR, course_embed_texts, write_shipped
@@ -22,16 +22,14 @@ from helpers.embedding.shipped import SHIPPED_DIR, course_embed_texts, write_shi
 SEEDED = ({}, {"embed_backend": "local", "embed_precision": "fp32"})  # the default, and torch float32
 
 
-def build_shipped(settings: Settings | None = None, folder: Path = SHIPPED_DIR, **embedder: str) -> tuple[Path, int]:
+def build_shipped(settings: Settings, folder: Path = SHIPPED_DIR, **embedder: str) -> tuple[Path, int]:
     """Embed the course corpus under the default model and chunking (the cache serves what it has); write the seed."""
     defaults = Settings()  # the seed is for what a fresh machine builds: the default chunking and model
-    settings = (settings or get_settings()).replace(
+    settings = settings.replace(
         embed_backend=embedder.get("embed_backend", defaults.embed_backend),
         embed_precision=embedder.get("embed_precision", defaults.embed_precision),
         embed_model=defaults.embed_model,
-        chunk_strategy=defaults.chunk_strategy,
-        chunk_size=defaults.chunk_size,
-        chunk_overlap=defaults.chunk_overlap,
+        chunking=defaults.chunking,
     )
     embedder = Embedder(settings, shipped_dir=None)  # never seed the seed from itself
     texts = list(dict.fromkeys(course_embed_texts(settings)))
@@ -40,15 +38,15 @@ def build_shipped(settings: Settings | None = None, folder: Path = SHIPPED_DIR, 
     return write_shipped(embedder.model_id, keys, vectors, folder), len(texts)
 
 
-def main() -> int:
+def main(settings: Settings) -> int:
     """`python -m helpers.embedding.build_shipped`: regenerate the shipped course vectors."""
     for embedder in SEEDED:
         start = time.perf_counter()
-        path, count = build_shipped(**embedder)
+        path, count = build_shipped(settings, **embedder)
         size_mb = path.stat().st_size / 1e6
         print(f"wrote {path} ({count} vectors, {size_mb:.2f} MB) in {time.perf_counter() - start:.0f} s; commit it")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(load_settings()))  # the command line is where the settings are read: paths, cache, endpoint

@@ -1,8 +1,8 @@
 """`Embedder`: texts into L2-normalised float32 vectors, batched, cached on disk, local or OpenAI.
 
-What it does: the packaged all-MiniLM-L6-v2 (or any local sentence-transformers folder) by default, on torch
-(`embed_backend = "local"`) or through ONNX Runtime (`"onnx"`, the same model exported once, see
-`onnx_model.py`), in float32 or int8 (`embed_precision`); OpenAI embeddings when `embed_backend = "openai"`.
+What it does: the packaged all-MiniLM-L6-v2 (or any local sentence-transformers folder), through ONNX Runtime
+(`embed_backend = "onnx"`, the default: the same model exported once, see `onnx_model.py`) or on torch
+(`"local"`), in int8 (the default) or float32 (`embed_precision`); OpenAI embeddings when `embed_backend = "openai"`.
 Every vector has length 1, so cosine similarity is a
 plain dot product. Only texts missing from the cache are computed, in chunks that are saved as soon as
 they are done, so a re-run (or a run after an interruption) embeds nothing twice. Queries get the
@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from helpers.config import Settings, get_settings
+from helpers.config import EmbeddingSettings, Settings
 from helpers.embedding.cache import EmbeddingCache
 from helpers.embedding.shipped import SHIPPED_DIR, ShippedVectors
 from helpers.models import embedder_path
 
-PACKAGED_MODEL = "all-MiniLM-L6-v2"
+PACKAGED_MODEL = EmbeddingSettings().embed_model  # the default model is the one the kit packages
 SAVE_EVERY = 256  # texts computed between two cache writes: an interrupted run loses at most this many
 
 
@@ -52,10 +52,8 @@ def quantise_int8(model: Any) -> Any:
 class Embedder:
     """Turns texts into L2-normalised float32 vectors, batched and cached."""
 
-    def __init__(
-        self, settings: Settings | None = None, use_cache: bool = True, shipped_dir: Path | None = SHIPPED_DIR
-    ) -> None:
-        self.settings = settings or get_settings()
+    def __init__(self, settings: Settings, use_cache: bool = True, shipped_dir: Path | None = SHIPPED_DIR) -> None:
+        self.settings = settings  # the embedding section, the cache folder and (for "openai") the endpoint
         self.backend = self.settings.embed_backend
         self.model_name = self.settings.embed_model
         self.query_prefix = self.settings.query_prefix
@@ -74,9 +72,9 @@ class Embedder:
     def model_id(self) -> str:
         """What the cache keys on: the model name, plus the endpoint for OpenAI (two servers, two models).
 
-        ONNX float32 shares the torch key: its vectors equal torch's to ~1e-6 of cosine, far inside the float16
-        rounding of the shipped vectors (~1e-3), so either backend may serve the other's. int8 vectors differ
-        (cosine to float32 down to ~0.9), and torch's and ONNX Runtime's quantisations differ from each other:
+        ONNX float32 shares the torch key: its vectors agree with torch's far inside the float16 rounding of
+        the shipped vectors, so either backend may serve the other's. int8 vectors differ visibly from float32
+        (docs/decisions.md), and torch's and ONNX Runtime's quantisations differ from each other:
         each has its own keys. The default, ONNX int8, has its own shipped seed (the export is deterministic).
         """
         if self.backend == "openai":
@@ -97,8 +95,8 @@ class Embedder:
         return self._dimension
 
     def load(self) -> Any:
-        """Load the model on first use (about 0.2 s for MiniLM, plus a few seconds to import torch; ONNX: the
-        first use exports the model into the cache, ~10 s once)."""
+        """Load the model on first use (importing torch is most of the wait; ONNX: the first use also exports the
+        model into the cache, once)."""
         if self._model is None:
             if self.backend == "openai":
                 from openai import OpenAI

@@ -9,7 +9,7 @@ from) in `export.json`: a file that no longer matches is exported again, never t
 deterministic (same torch, same weights: same bytes), so the checksum also tells whether two machines run the
 same graph. `OnnxEmbedder.encode` does what sentence-transformers does around the model — tokenise (truncating
 at the model's 256 word pieces), sort the texts by length so each batch is padded only to its own longest text,
-run, mean-pool over the attention mask — so float32 gives the torch vectors to within ~1e-6 of cosine. Once the
+run, mean-pool over the attention mask — so float32 gives the torch vectors up to rounding. Once the
 files exist, embedding needs only onnxruntime and tokenizers: torch is not even imported.
 What it leaves out: ONNX Runtime's offline transformer optimiser, static quantisation (needs calibration data),
 GPUs.
@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from helpers.config import EmbeddingSettings
 from helpers.models import ModelNotAvailable
 
 OPSET = 17
@@ -143,8 +144,9 @@ def export_fp32(model_path: Path, target: Path) -> str:
 def quantise_int8(source: Path, target: Path) -> None:
     """ONNX Runtime dynamic quantisation of every MatMul's weights to int8: one scale per output channel, 7 bits.
 
-    Per channel, not per tensor: on 96 course chunks the cosine to float32 rose from mean 0.946 (min 0.91) to 0.992
-    (min 0.987). The reduced range (7-bit weights) keeps AVX2's 8-bit multiply-add from saturating.
+    Per channel, not per tensor: one scale per channel keeps the int8 vectors much closer to float32 than one
+    scale per tensor does (docs/decisions.md). The reduced range (7-bit weights) keeps AVX2's 8-bit multiply-add
+    from saturating.
     """
     import logging
 
@@ -218,13 +220,13 @@ class OnnxEmbedder:
         self.tokenizer = unpadded_tokenizer(self.model_path)
         self.threads = threads or min(os.cpu_count() or 1, 8)
         # int8 runs one text at a time (`runs_alone`): then `threads` texts run side by side on one-thread runs,
-        # which on 2 cores beat one text on two threads (136 vs 96-109 chunks/s); float32 batches on all threads
+        # which on 2 cores beat one text on two threads (docs/decisions.md); float32 batches on all threads
         self.workers = self.threads if self.runs_alone else 1
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1 if self.workers > 1 else self.threads
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # threads that wait by sleeping, not spinning: on a shared machine spinning cost torch 7-36x (bench/embedding)
+        # threads that wait by sleeping, not spinning: on a shared machine spinning threads starve (bench/embedding)
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
         self.inputs = {item.name for item in self.session.get_inputs()}
@@ -232,8 +234,8 @@ class OnnxEmbedder:
     @property
     def runs_alone(self) -> bool:
         """int8 embeds one text per run: dynamic quantisation takes one activation scale per run, so in a batch a
-        text's vector would depend on its batch-mates (cosine to its own vector embedded alone down to 0.98, as far
-        as int8 is from float32). Alone, a vector is a function of its text, as the cache and the shipped vectors
+        text's vector would depend on its batch-mates (it moves about as far from its own vector embedded alone as
+        int8 is from float32). Alone, a vector is a function of its text, as the cache and the shipped vectors
         assume, and no run pads."""
         return self.precision == "int8"
 
@@ -254,7 +256,7 @@ class OnnxEmbedder:
         """Word pieces the model reads for each text (after truncation, special tokens included)."""
         return [len(encoding.ids) for encoding in self.tokenizer.encode_batch(list(texts))]
 
-    def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+    def encode(self, texts: Sequence[str], batch_size: int = EmbeddingSettings().embed_batch_size) -> np.ndarray:
         """One L2-normalised vector per text, in the order given (int8: one text per run, see `runs_alone`)."""
         batch_size = 1 if self.runs_alone else batch_size
         encodings = self.tokenizer.encode_batch(list(texts))

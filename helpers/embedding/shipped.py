@@ -3,7 +3,7 @@
 A fresh machine would otherwise embed the whole course corpus during set-up (minutes on 2 cores). The
 repository ships `course_data/index/embeddings-<model>.npz`: for every chunk of the course corpus under the
 default chunking, the embedding cache key (sha256 of model id + text, see `cache.py`) and the vector in
-float16 (~1.3 MB for MiniLM). The `Embedder` looks a text up here after its own cache and before the model,
+float16 (small enough to commit). The `Embedder` looks a text up here after its own cache and before the model,
 so a text whose key is not in the seed (another chunking, a changed corpus, another model) is computed as
 usual. On load the file is checked (model id, shapes, finite unit-length vectors); a file that fails is
 ignored with a warning, never trusted.
@@ -107,4 +107,4 @@ def course_embed_texts(settings: Settings) -> list[str]:
     from helpers.parsing import parse_folder
 
     documents = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
-    return [node.get_content(metadata_mode="embed") for node in chunk_for_settings(documents, settings)]
+    return [node.get_content(metadata_mode="embed") for node in chunk_for_settings(documents, settings.chunking)]

@@ -1,9 +1,9 @@
-"""The ablation ladder (seed 004, extended): add one retrieval step at a time and measure what it buys.
+"""The ablation ladder (the CMU/LTI system's, extended): add one retrieval step at a time and measure what it buys.
 
 closed book → dense → hybrid → + rerank → + multi-query → + follow-up rewriting, each row over the same gold
 `test` questions, answered in short-answer mode (what SQuAD EM/F1 rewards). Per question and row we keep EM,
 F1, precision, recall, recall@5 of the retrieval, ragas' non-LLM metrics, ragas faithfulness (on a seeded
-sample: ~13 s per judgement on an idle 2-core CPU, minutes on a busy one), the answer and the latency
+sample: each judgement is a slow LLM call on a CPU), the answer and the latency
 (retrieval as measured now + the model time of the real call, stored with each cached answer and paraphrase).
 Keeping every row per question is what makes the paired bootstrap possible: `significance` compares each row
 with the one above and with closed book.
@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from helpers.pipeline import RAGPipeline
 
 # How much each profile measures. ci: 1 question per category (seeded) and one faithfulness judgement.
-# full: every test question; faithfulness on 8 seeded answers per row (the 0.5B judge takes ~13 s each idle
-# and minutes under load, and notebook 08 shows how little its verdicts can be trusted).
+# full: every test question; faithfulness on 8 seeded answers per row (each judgement is a slow LLM call,
+# and notebook 08 shows how little the small judge's verdicts can be trusted).
 BUDGETS = {
     "full": {"per_category": None, "faithfulness_per_row": 8, "faithfulness_rows": "all", "rubric": 30},
     "ci": {"per_category": 1, "faithfulness_per_row": 1, "faithfulness_rows": "last", "rubric": 2},
@@ -106,13 +106,13 @@ def build_ladder(pipeline: RAGPipeline) -> tuple[list[Rung], list[str]]:
     dense, hybrid = pipeline.make_retriever("dense"), pipeline.make_retriever(hybrid_name)
     rungs = [Rung("closed book"), Rung("dense", dense), Rung(f"hybrid ({hybrid_name})", hybrid)]
     # MaxSim needs no training and raised recall@5 on both dev sets (notebook 06); the fine-tuned cross-encoder
-    # learnt nothing from the synthetic pairs, and the LLM reranker costs ~2.5 s per pair.
+    # learnt nothing from the synthetic pairs, and the LLM reranker costs one reader pass per pair.
     name = settings.reranker if settings.reranker not in ("none", "finetuned", "llm") else "maxsim"
     reranker = pipeline.make_reranker(name)
     notes = [f"reranker: {name} (settings.reranker = {settings.reranker!r}); the rows below keep it"]
     rungs.append(Rung(f"+ rerank ({name})", Reranked(hybrid, reranker, depth=settings.rerank_depth)))
     paraphraser = CachedCompleter.from_pipeline(pipeline)
-    # the first stage for every version, then one rerank of the merged candidates (seed 004's best system)
+    # the first stage for every version, then one rerank of the merged candidates (the CMU/LTI system's best)
     multi = MultiQueryRetriever(hybrid, paraphraser, reranker=reranker, depth=settings.rerank_depth)
     rungs.append(Rung("+ multi-query", multi, paraphraser=paraphraser))
     method = settings.followup_rewrite if settings.followup_rewrite != "none" else "keywords"

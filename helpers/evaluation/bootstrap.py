@@ -4,7 +4,7 @@ Both systems answered the same questions, so compare them question by question (
 1. d_i = score_B(i) - score_A(i) for every question i; the observed improvement is mean(d);
 2. draw n question indices with replacement, 10,000 times (seeded), and take mean(d) of each draw;
 3. the 95 % confidence interval is the 2.5th and 97.5th percentile of those means;
-4. p (one-sided, seed 004's method) = share of draws whose mean difference is <= 0, i.e. how often the
+4. p (one-sided, the CMU/LTI system's method) = share of draws whose mean difference is <= 0, i.e. how often the
    claimed improvement vanishes when the question set is redrawn; the two-sided p doubles the smaller tail.
 What it leaves out: corrections for many comparisons (an ablation table makes several) and non-mean metrics.
 """

@@ -1,4 +1,4 @@
-"""LLM-as-judge with a rubric (seed 003): accuracy, completeness and relevance of an answer, each 1–5.
+"""LLM-as-judge with a rubric (the study knowledge base's): accuracy, completeness and relevance of an answer, each 1–5.
 
 The judge reads the question, the reference answer and the system's answer, and replies with one JSON
 object that must match `RubricScore` (a JSON schema: three integers 1–5 and a one-sentence reason). With

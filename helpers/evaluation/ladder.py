@@ -33,7 +33,7 @@ from helpers.rerank import Reranked
 if TYPE_CHECKING:
     from helpers.pipeline import RAGPipeline
 
-SAMPLE = {"full": 30, "ci": 1}  # answerable questions per corpus (seeded): 5 rows × 2 corpora × 30 ≈ 25 min here
+SAMPLE = {"full": 30, "ci": 1}  # answerable questions per corpus (seeded): 5 rows × 2 corpora × 30 answers
 METRICS = ("F1", "EM", f"recall@{RECALL_K}", "answer in context", "s / question")
 
 

@@ -74,7 +74,7 @@ def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any
     chunking = "_".join(str(getattr(settings, key)) for key in CHUNK_KEYS).replace("-", "m")
     from helpers.store import class_collection
 
-    collection = class_collection(f"tune_{corpus.name}_{chunking}", settings)
+    collection = class_collection(f"tune_{corpus.name}_{chunking}", settings.store)
     return settings.replace(
         corpus_dir=corpus.folder,
         collection=collection,
@@ -289,8 +289,9 @@ def budget_verdict(rows: pd.DataFrame, tolerance: float = 0.02) -> pd.DataFrame:
 def reader_verdict(rows: pd.DataFrame, small: str, large: str, max_slowdown: float = 2.5) -> pd.DataFrame:
     """Per corpus: both readers' F1 and seconds per answer, the slowdown, and whether the larger one should answer.
 
-    The rule (issue 16): the reader with the higher F1 is the default unless it is more than `max_slowdown` times
-    slower per answer; `small` and `large` name two set-ups of `rows` that differ only in the reader.
+    The rule (docs/decisions.md): the reader with the higher F1 is the default unless it is more than
+    `max_slowdown` times slower per answer; `small` and `large` name two set-ups of `rows` that differ only in the
+    reader.
     """
     table = rows.pivot_table(index="corpus", columns="set-up", values=["F1", "s / answer"], sort=False)
     verdict = pd.DataFrame(

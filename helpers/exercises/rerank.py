@@ -1,19 +1,27 @@
-"""The self-check of notebook 06's exercise: late interaction (MaxSim) written by hand.
+"""The self-checks of notebook 06's exercises: the best keyword budget for follow-ups, and MaxSim by hand.
 
+`check_best_max_terms(answer, retriever, questions)` searches every follow-up question again with the keyword
+rewrite at each `max_terms` (2, 4 and 8; retrieval only, no model) and is right when the answer has the best
+recall@5 (any of a tie). It recognises the best MRR or the worst recall@5 instead, without naming the best.
 `check_maxsim(maxsim_by_hand)` calls the student's function on seeded token matrices (rows L2-normalised, as
 MiniLM's token vectors are; several shapes, one token each side included) and compares it with the kit's
 `helpers.rerank.maxsim.maxsim`. It names the usual slips — the max over the wrong side, the mean of every cosine,
 the single best pair, a sum instead of a mean — and never prints the expected scores.
-What it leaves out: the token vectors themselves (MiniLM); the exercise compares with the reranker's score.
+What it leaves out: the token vectors themselves (MiniLM; the exercise compares with the reranker's score), and
+why more terms can hurt, which the student answers in prose.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from helpers.exercises.base import number_function_verdict, self_check
+from helpers.corpus import Question
+from helpers.exercises.base import STUB_HINT, as_count, not_yet, number_function_verdict, self_check, verdict
+from helpers.metrics import evaluate_retrieval
+from helpers.query import keyword_rewrite
 from helpers.rerank.maxsim import maxsim
 
 TOLERANCE = 1e-5
@@ -67,3 +75,53 @@ def check_maxsim(function: MaxSim | None) -> bool:
     return number_function_verdict(
         function, "maxsim_by_hand", token_matrices(), maxsim, what, TOLERANCE, _maxsim_slip, right
     )
+
+
+MAX_TERMS = (2, 4, 8)
+
+
+def _keyword_search(retriever: Any, max_terms: int) -> Callable[[Question], list]:
+    """Search with a follow-up's keyword rewrite (the question and the earlier user turns' salient terms)."""
+    return lambda q: retriever.retrieve(keyword_rewrite(q.history, q.question, max_terms), 10)
+
+
+def scores_by_max_terms(
+    retriever: Any, questions: Sequence[Question], choices: Sequence[int] = MAX_TERMS
+) -> dict[int, dict[str, float]]:
+    """recall@5 and MRR of the retriever's top 10 for the keyword-rewritten follow-ups, per `max_terms`."""
+    scores = {}
+    for max_terms in choices:
+        mean = evaluate_retrieval(questions, _keyword_search(retriever, max_terms)).mean()
+        scores[max_terms] = {"recall@5": float(mean["recall@5"]), "mrr": float(mean["mrr"])}
+    return scores
+
+
+def _best(scores: dict[int, dict[str, float]], metric: str) -> set[int]:
+    """The choices with the highest `metric` (several when they tie)."""
+    top = max(row[metric] for row in scores.values())
+    return {choice for choice, row in scores.items() if row[metric] >= top - 1e-9}
+
+
+@self_check
+def check_best_max_terms(
+    answer: object, retriever: Any, questions: Sequence[Question], choices: Sequence[int] = MAX_TERMS
+) -> bool:
+    """Right when `answer` is the `max_terms` of `choices` whose keyword rewrite gives the best recall@5."""
+    if answer is None:
+        return not_yet(STUB_HINT)
+    choice = as_count(answer)
+    if choice is None:
+        return not_yet(f"the answer should be one max_terms (a whole number), got a {type(answer).__name__}")
+    if choice not in choices:
+        return not_yet(f"measure the choices the exercise names ({', '.join(map(str, choices))}) and pick one of them")
+    scores = scores_by_max_terms(retriever, questions, choices)
+    best = _best(scores, "recall@5")
+    if choice in best:
+        tie = f" (tied with {sorted(best - {choice})})" if len(best) > 1 else ""
+        right = f"max_terms={choice} gives the best recall@5 on these {len(questions)} follow-ups{tie}."
+        return verdict(True, right, "")
+    if choice in _best(scores, "mrr"):
+        return not_yet("that one has the best MRR; the exercise asks for the best recall@5")
+    if scores[choice]["recall@5"] <= min(row["recall@5"] for row in scores.values()):
+        return not_yet("that is the lowest recall@5 of the three: read the recall@5 column again")
+    return not_yet("another max_terms finds more of the evidence in the top 5: compare recall@5 row by row")

@@ -1,18 +1,35 @@
-"""The self-check of notebook 05's exercise: a dedupe that keeps the best chunk per (source, page).
+"""The self-checks of notebook 05: BM25, min-max fusion and RRF written by hand, and the exercises after them.
 
-`check_dedupe_by_page(dedupe_by_page, hits)` runs the student's function on a small made-up ranking (two pages
-of one PDF, chunks with no page number, a tie-free order) and on the real hits given, and compares the chunk ids
-with the best-scoring hit of each (source, page), best first, computed here. It recognises the per-file dedupe
-of `dedupe_by_source`, the right chunks in the wrong order, and a lost chunk without a page, without printing
-the expected list.
-What it leaves out: whether the new dedupe retrieves better, which the exercise measures.
+The three functions the student writes fill the slots "bm25", "fusion" and "rrf" (helpers.mechanisms); each
+check calls the student's function on small made-up cases (an empty input, a side with one hit, a repeated
+query word, a word no document has) and on real ones (dev questions over the course chunks), compares it with
+the kit's reference (`helpers.retrieval.bm25.bm25_scores`, `helpers.retrieval.hybrid.min_max_fusion`,
+`rrf_scores`), and names the usual slip — idf without its "1 +", a numerator with k1 + 1, no length discount,
+scores not normalised, ranks counted from 0 — without printing the expected values.
+`check_best_rrf_k` measures recall@5 for each RRF constant again; `check_missed_by_all` and
+`check_synonym_rule` read the table of retrievers and try the student's synonym rule on the question it is for;
+`check_dedupe_by_page(dedupe_by_page, hits)` runs the student's dedupe on a made-up ranking (two pages of one
+PDF, chunks with no page number) and on real hits, against the best-scoring hit of each (source, page).
+What it leaves out: whether a rule or a dedupe retrieves better on the whole split, which the notebook measures,
+and whether a synonym rule is general, which the student answers in prose.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from helpers.exercises.base import call_student, function_problem, not_yet, self_check, verdict
+import numpy as np
+
+from helpers.corpus import Question
+from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
+from helpers.metrics import RetrievalScores, evaluate_retrieval, recall_at_k, relevance_labels
+from helpers.retrieval.base import Retriever
+from helpers.retrieval.bm25 import bm25_scores
+from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
+from helpers.retrieval.hybrid import min_max_fusion, rrf_scores
 from helpers.retrieval.postprocess import dedupe_by_source
 from helpers.types import Hit
 

@@ -1,15 +1,21 @@
-"""The self-check of notebook 04's exercise: on how many questions two exact searches disagree at k = 10.
+"""The self-checks of notebook 04's exercises: disagreements of two exact searches, and ids from content.
 
 `check_disagreements(answer, questions, numpy_search, qdrant_search, k=10)` asks both searchers every question
 again (query vectors come from the embedder's cache; the searches take milliseconds), counts the questions whose
 ranked top-k ids differ, and compares. It recognises the count at another k, the count of questions that agree,
 and a comparison of sets instead of ranked lists, and never prints the expected count.
-What it leaves out: why they disagree (ties, the exercise's hint), which the student reads in the lists.
+`check_changed_document(counts, old_nodes, new_nodes)` compares what the second upsert says it wrote and removed
+after a sentence changed with the chunk ids of the two versions (new ids are written, vanished ids removed). It
+recognises the counts of a first ingestion and an edit that changed no chunk, and never prints the counts.
+What it leaves out: why searches disagree (ties, the exercise's hint) and why one sentence can change more than
+one chunk; the student answers those in prose.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+from llama_index.core.schema import BaseNode
 
 from helpers.exercises.base import STUB_HINT, as_count, not_yet, self_check, verdict
 
@@ -50,3 +56,33 @@ def check_disagreements(answer: object, questions: Sequence[str], reference: Sea
     if listed is not None:
         return not_yet("some listed questions agree, or some that differ are missing: compare the two lists of each")
     return not_yet(f"{'too many' if count > len(expected) else 'too few'}: compare the top-{k} ids of every question")
+
+
+def id_changes(old_nodes: Sequence[BaseNode], new_nodes: Sequence[BaseNode]) -> dict[str, int]:
+    """What upserting `new_nodes` over a store holding `old_nodes` (one document's two versions) writes and removes."""
+    old, new = {n.node_id for n in old_nodes}, {n.node_id for n in new_nodes}
+    return {"written": len(new - old), "unchanged": len(new & old), "removed_stale": len(old - new)}
+
+
+@self_check
+def check_changed_document(counts: object, old_nodes: Sequence[BaseNode], new_nodes: Sequence[BaseNode]) -> bool:
+    """Right when `counts` holds what the second upsert wrote and removed after the document changed."""
+    if counts is None:
+        return not_yet(STUB_HINT)
+    if not isinstance(counts, Mapping) or not {"written", "removed_stale"} <= set(counts):
+        return not_yet("the answer should be the second upsert's counts: a dict with 'written' and 'removed_stale'")
+    given = {key: as_count(value) for key, value in counts.items() if key in ("written", "unchanged", "removed_stale")}
+    if any(value is None for value in given.values()):
+        return not_yet("each count should be a whole number of chunks")
+    expected = id_changes(old_nodes, new_nodes)
+    if expected["written"] == expected["removed_stale"] == 0:
+        return not_yet("both versions cut into the very same chunks: the sentence you changed is not in the text "
+                       "(did the replacement find it?)")  # fmt: skip
+    if all(given[key] == expected[key] for key in given):
+        changed = "one chunk" if expected["written"] == 1 else "more than one chunk"
+        return verdict(True, f"the changed sentence gave {changed} a new id: written, and the old ones removed.", "")
+    if given["written"] == len(new_nodes) and given["removed_stale"] == 0:
+        return not_yet("those are the counts of a first ingestion: the second upsert writes only ids not stored yet")
+    wrong = next(key for key in given if given[key] != expected[key])
+    direction = "too high" if given[wrong] > expected[wrong] else "too low"  # type: ignore[operator]
+    return not_yet(f"{wrong!r} is {direction}: compare the chunk ids of the two versions (node.node_id)")

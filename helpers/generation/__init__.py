@@ -1,6 +1,6 @@
 """Generation: LLM clients, the grounded prompt, context under a token budget, citations, refusal, guard.
 
-    >>> llm = make_llm()                                   # local GGUF, or an OpenAI-compatible endpoint
+    >>> llm = make_llm(settings)                           # local GGUF, or an OpenAI-compatible endpoint
     >>> answer = generate_answer(question, hits, llm)      # or RAGPipeline().ask(question)
     >>> answer.text, answer.citations, answer.status       # "… $90 [1].", [[1] web/fees.html, chunk 2], "answered"
 

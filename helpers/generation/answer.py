@@ -19,7 +19,15 @@ from typing import Any
 
 from helpers.generation.budget import TokenBudget, count_tokens, fit_context
 from helpers.generation.guard import clean_output
-from helpers.generation.prompts import REFUSAL, SHORT_REFUSAL, Example, build_messages, closed_book_messages
+from helpers.generation.prompts import (
+    DEFAULT_STYLE,
+    REFUSAL,
+    SHORT_REFUSAL,
+    USER_TEMPLATE,
+    Example,
+    build_messages,
+    closed_book_messages,
+)
 from helpers.llm.client import LLM, Completion
 from helpers.types import Hit
 
@@ -140,17 +148,23 @@ def generate_answer(
     budget: TokenBudget | None = None,
     refusal_threshold: float = 0.0,
     on_token: Callable[[str], None] | None = None,
-    style: str = "phrase",
+    style: str = DEFAULT_STYLE,
+    template: str = USER_TEMPLATE,
 ) -> Answer:
-    """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style."""
+    """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style;
+    `template`: the user turn's template (`prompts.USER_TEMPLATE`, or the app's edited one).
+
+    `budget` defaults to the configured window shares (`TokenBudget()`); `refusal_threshold` 0 means no similarity
+    floor (the pipeline and the app pass the configured `refusal_threshold`).
+    """
     budget = budget or TokenBudget()
     # 1. nothing close enough: the fixed fallback, no LLM call
     if not hits or best_similarity(hits) < refusal_threshold:
         return Answer(question, REFUSAL, [], list(hits), [], status="no_context")
     # 2. fit the passages into what the window leaves for context
-    fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], mode, examples, style))
+    fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], mode, examples, style, template))
     used = fit_context(hits, budget.context_room(fixed))
-    messages = build_messages(question, used, mode, examples, style)
+    messages = build_messages(question, used, mode, examples, style, template)
     # 3. ask the model, then tidy the reply
     max_tokens = budget.answer if mode == "sentence" else min(budget.answer, SHORT_MAX_TOKENS)
     completion, first_token = _complete(llm, messages, max_tokens, on_token)

@@ -1,4 +1,4 @@
-"""Context assembly under a token budget (seed 000's table: system / context / question / answer / buffer).
+"""Context assembly under a token budget (the UChicago assistant's split: system, context, question, answer, buffer).
 
 The model's window is shared: the answer needs room reserved before the prompt is sent, and the
 context gets what the system prompt, examples and question leave, capped by its own share. Chunks go
@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from helpers.config import GenerationSettings, LLMSettings, Settings
 from helpers.types import Hit
 
 MIN_PIECE_TOKENS = 40  # a truncated chunk shorter than this is noise: drop it instead
@@ -49,15 +50,16 @@ def cut_to_tokens(text: str, limit: int) -> str:
 class TokenBudget:
     """How the model's window is shared (tokens)."""
 
-    total: int = 4096  # the model's context window (settings.llm_context_tokens)
-    answer: int = 256  # reserved for the reply (settings.llm_max_answer_tokens)
-    context: int = 1500  # the most the retrieved passages may take
+    total: int = LLMSettings().llm_context_tokens  # the model's context window
+    answer: int = LLMSettings().llm_max_answer_tokens  # reserved for the reply
+    context: int = GenerationSettings().context_tokens  # the most the retrieved passages may take
     buffer: int = 100  # tokenizer differences and chat-template tokens
 
     @classmethod
-    def from_settings(cls, settings: Any) -> TokenBudget:
-        """The budget the settings give: window, answer room and context share."""
-        return cls(settings.llm_context_tokens, settings.llm_max_answer_tokens, settings.context_tokens)
+    def from_settings(cls, settings: Settings) -> TokenBudget:
+        """The budget the settings give: window and answer room (the llm section), context share (generation)."""
+        llm, generation = settings.llm, settings.generation
+        return cls(llm.llm_context_tokens, llm.llm_max_answer_tokens, generation.context_tokens)
 
     def context_room(self, fixed_tokens: int) -> int:
         """Tokens left for passages once the system prompt, examples and question (`fixed_tokens`) are in."""

@@ -1,6 +1,6 @@
-"""Few-shot example selection by similarity (seed 004), with the fix the seed's authors suggest.
+"""Few-shot example selection by similarity (the CMU/LTI system's), with the fix its authors suggest.
 
-Seed 004 put the QA pairs most similar to the question (cosine of embeddings) into the prompt and saw no
+The CMU/LTI system put the QA pairs most similar to the question (cosine of embeddings) into the prompt and saw no
 gain; they guessed why: their examples had no context, so the reader could not see how an answer came
 from a passage. Here every example carries its evidence passages. The pool is the gold `dev` split's
 answerable questions (evidence quotes as the context, the reference answer as the reply, cited [1]);

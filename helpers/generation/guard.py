@@ -1,4 +1,4 @@
-"""The input guard (prompt injection) and the output clean-up (seed 001), both plain regular expressions.
+"""The input guard (prompt injection) and the output clean-up (the TUM chatbot's), both plain regular expressions.
 
 Input: the question is split into sentences and each is checked against named `RULES` ("ignore previous
 instructions", "you are now …", requests for the system prompt, to invent facts or drop citations, for other

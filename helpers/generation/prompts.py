@@ -2,7 +2,7 @@
 
 Order matters for speed: the system prompt and fixed examples come first, so llama.cpp serves them
 from its KV cache after the first question. The refusal rule is repeated in the user message, where a
-0.5B model follows it (VERIFIED.md) — in short mode; in sentence mode it made the model refuse almost
+0.5B model follows it (notebook 07) — in short mode; in sentence mode it made the model refuse almost
 everything, so there the worked refusal example carries the rule. Two modes:
 - "sentence" (the app's default): one or two sentences with numbered citations, or the refusal sentence;
 - "short" (for SQuAD-style EM/F1): a short phrase only, or "unknown".
@@ -14,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from helpers.config import GenerationSettings
 from helpers.types import Hit
 
 MODES = ("sentence", "short")
 REFUSAL = "I don't know based on the program documents."
 SHORT_REFUSAL = "unknown"
 
-# Kept short: a longer rule list ("never from memory" …) made the 0.5B model refuse 7 of 8 answerable questions
-# in sentence mode on the ci subset of dev; this wording answered 3 of 8 and still refused the unanswerable one.
+# Kept short: a longer rule list ("never from memory" …) made the 0.5B model refuse most answerable questions
+# in sentence mode; this wording answers more of them and still refuses the unanswerable one (docs/decisions.md).
 SYSTEM_PROMPT = (
     "You answer questions about a university program using only the numbered context passages. "
     "Give a short answer and cite the passage number in square brackets. "
@@ -31,16 +32,17 @@ SYSTEM_PROMPT = (
 
 USER_TEMPLATE = "Context:\n{context}\n\nQuestion: {question}\n\n{instruction}"
 
-# Short-answer styles (settings.short_style). "yes_no" adds what the old one lacked: on the course dev set a quarter
-# of answerable questions came back "unknown", most of them yes/no questions ("Is the exam in QEB 240?").
+# Short-answer styles (settings.short_style). "yes_no" adds a rule for yes/no questions ("Is the exam in QEB 240?"),
+# which the "phrase" style often answers "unknown"; docs/decisions.md says why "phrase" stays the default.
 SHORT_STYLES = ("phrase", "yes_no")
+DEFAULT_STYLE = GenerationSettings().short_style  # the configured default (helpers.config)
 YES_NO_INSTRUCTION = (
     "Answer with a short phrase copied from the context; for a yes/no question start with yes or no. "
     f"If the answer is not in the context, reply: {SHORT_REFUSAL}"
 )
 
 INSTRUCTIONS = {
-    # no refusal clause here: repeated next to the question, it made the 0.5B model refuse 7 of 8 answerable
+    # no refusal clause here: repeated next to the question, it made the 0.5B model refuse most answerable
     # dev questions (notebook 07); the system prompt and the refusal example carry it instead
     "sentence": "Answer in one or two sentences and cite the passage number.",
     "short": f"Answer with a short phrase only. If the answer is not in the context, reply: {SHORT_REFUSAL}",
@@ -99,21 +101,30 @@ def format_context(passages: Sequence[str]) -> str:
     return "\n\n".join(f"[{number}] {' '.join(text.split())}" for number, text in enumerate(passages, start=1))
 
 
-def user_message(passages: Sequence[str], question: str, mode: str = "sentence", style: str = "phrase") -> str:
-    """The user turn: numbered context, the question, and the mode's instruction (with the refusal rule)."""
+def user_message(
+    passages: Sequence[str], question: str, mode: str = "sentence", style: str = DEFAULT_STYLE,
+    template: str = USER_TEMPLATE,
+) -> str:  # fmt: skip
+    """The user turn: numbered context, the question, and the mode's instruction (with the refusal rule).
+
+    `template` has the fields {context}, {question} and {instruction} (the app's editable template).
+    """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if style not in SHORT_STYLES:
         raise ValueError(f"style must be one of {SHORT_STYLES}, got {style!r}")
     instruction = YES_NO_INSTRUCTION if mode == "short" and style == "yes_no" else INSTRUCTIONS[mode]
-    return USER_TEMPLATE.format(context=format_context(passages), question=question, instruction=instruction)
+    return template.format(context=format_context(passages), question=question, instruction=instruction)
 
 
-def example_turns(examples: Sequence[Example], mode: str = "sentence", style: str = "phrase") -> list[dict[str, str]]:
-    """Each example as a user turn and the assistant's answer in this mode."""
+def example_turns(
+    examples: Sequence[Example], mode: str = "sentence", style: str = DEFAULT_STYLE, template: str = USER_TEMPLATE
+) -> list[dict[str, str]]:
+    """Each example as a user turn (in `template`) and the assistant's answer in this mode."""
     turns = []
     for example in examples:
-        turns.append({"role": "user", "content": user_message(example.context, example.question, mode, style)})
+        content = user_message(example.context, example.question, mode, style, template)
+        turns.append({"role": "user", "content": content})
         turns.append({"role": "assistant", "content": example.short if mode == "short" else example.sentence})
     return turns
 
@@ -123,19 +134,21 @@ def build_messages(
     hits: Sequence[Hit],
     mode: str = "sentence",
     examples: Sequence[Example] | None = None,
-    style: str = "phrase",
+    style: str = DEFAULT_STYLE,
+    template: str = USER_TEMPLATE,
 ) -> list[dict[str, str]]:
     """The chat messages: grounding rules, worked examples (default: the fixed two), then context and question.
 
-    `style` "yes_no" (short mode) asks for a phrase copied from the context or yes/no, and adds a worked yes/no turn.
+    `style` "yes_no" (short mode) asks for a phrase copied from the context or yes/no, and adds a worked yes/no turn;
+    `template` is the user turn's template, for the examples and the question alike.
     """
     examples = FIXED_EXAMPLES if examples is None else examples
     if mode == "short" and style == "yes_no" and YES_NO_EXAMPLE not in examples:
         examples = (*examples, YES_NO_EXAMPLE)
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
-        *example_turns(examples, mode, style),
-        {"role": "user", "content": user_message([h.text for h in hits], question, mode, style)},
+        *example_turns(examples, mode, style, template),
+        {"role": "user", "content": user_message([h.text for h in hits], question, mode, style, template)},
     ]
 
 

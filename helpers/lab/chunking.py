@@ -19,13 +19,14 @@ from llama_index.core import Document
 from llama_index.core.schema import TextNode
 
 from helpers.chunking import STRATEGIES, chunk_documents, count_tokens
+from helpers.config import GenerationSettings
 from helpers.corpus import Question
 from helpers.embedding import Embedder
 from helpers.lab.common import dense_retriever
 from helpers.metrics import evaluate_retrieval, recall_at_k, relevance_labels
 from helpers.types import Hit
 
-CONTEXT_BUDGET = 1500  # tokens of passages the reader gets (DESIGN: a grounded answer on a 1,500-token context)
+CONTEXT_BUDGET = GenerationSettings().context_tokens  # tokens of passages the reader gets (the configured default)
 
 
 def _fold(text: str) -> str:

@@ -2,7 +2,8 @@
 
 `question_subset` keeps a seeded, stratified share of a question set; `profile_subset` (through `ci_subset`)
 keeps everything in the `full` profile and a few questions with their documents in `ci`; `dense_retriever`
-ranks nodes by `X @ q` over L2-normalised vectors, exact and without a vector store.
+ranks nodes by `X @ q` over L2-normalised vectors, exact and without a vector store, with the function in force
+for the `top_k` slot (the kit's `cosine_top_k`, or the student's of notebook 03).
 What it leaves out: any scoring (each experiment module scores its own stage) and the pipeline.
 """
 
@@ -12,13 +13,14 @@ import functools
 import random
 from collections.abc import Callable, Sequence
 
-import numpy as np
 from llama_index.core import Document
 from llama_index.core.schema import MetadataMode, TextNode
 
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question
 from helpers.embedding import Embedder
+from helpers.embedding.similarity import cosine_top_k
+from helpers.mechanisms import chosen
 from helpers.metrics import chunk_supports
 from helpers.types import Hit
 
@@ -28,9 +30,9 @@ def dense_retriever(nodes: Sequence[TextNode], embedder: Embedder, k: int = 10) 
     matrix = embedder.embed_texts([node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes])
 
     def retrieve(question: Question) -> list[Hit]:
-        scores = matrix @ embedder.embed_query(question.question)
-        top = np.argsort(-scores, kind="stable")[:k]
-        return [Hit(nodes[i].node_id, nodes[i].text, dict(nodes[i].metadata), {"dense": float(scores[i])}) for i in top]
+        top_k = chosen("top_k", cosine_top_k)  # the kit's, or the student's after use("top_k", …) (notebook 03)
+        top = top_k(matrix, embedder.embed_query(question.question), k)
+        return [Hit(nodes[i].node_id, nodes[i].text, dict(nodes[i].metadata), {"dense": score}) for i, score in top]
 
     return retrieve
 

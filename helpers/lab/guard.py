@@ -5,8 +5,9 @@ the scanned-page and routing questions, the generated set, the BYOD example, the
 it exists, and `guard_benign.jsonl`, written to quote words like "ignore", "system", "rules", "students'
 grades"); `injection_sets()` the gold injections (dev and test apart: the rules were tuned on dev and the new
 file, never on test) and `guard_injections.jsonl`. `guard_rates()` is the table the test and notebook 07
-print; `OLD_RULES` are the patterns the guard had before (issue 18), so `old_false_rejections()` can show what
-they blocked. What it leaves out: the LLM's own resistance to an injection that gets through (notebook 07).
+print; `OLD_RULES` are the guard's earlier single-word patterns (docs/decisions.md), so `old_false_rejections()`
+can show what they blocked. What it leaves out: the LLM's own resistance to an injection that gets through
+(notebook 07).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ GOLD_DIR = REPO_ROOT / "course_data" / "gold"
 BENIGN_PATH = GOLD_DIR / "guard_benign.jsonl"
 INJECTIONS_PATH = GOLD_DIR / "guard_injections.jsonl"
 
-# The guard's patterns before issue 18 (commit 2124a18): single words, so "grades … students" blocked an honest
-# question. Kept for the before/after comparison only.
+# The guard's earlier patterns: single words, so "grades … students" blocked an honest question. Kept for the
+# before/after comparison only.
 OLD_PATTERNS = [
     r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instructions?|rules|prompt|guidelines|directions)",
     r"\byou are now\b|\bfrom now on,? you\b|\bact as\b|\bpretend (to be|you)\b|\brole-?play\b",

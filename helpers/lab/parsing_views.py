@@ -20,7 +20,7 @@ from helpers.lab.parsing import html_trafilatura, pdf_plain, pdf_sorted
 from helpers.parsing import html_to_text, pdf_pages
 from helpers.parsing.base import collapse, source_name
 
-SEED_NOISE_SHARE = 0.713  # seed 002's figure for the course's HTML pages, to compare with the measured one
+SEED_NOISE_SHARE = 0.713  # the UChicago assistant's noise share of its HTML pages, beside the course's measured one
 
 
 def noise_table(paths: Sequence[Path] | None = None) -> pd.DataFrame:

@@ -180,7 +180,7 @@ def plot_depth_sweep(table: pd.DataFrame) -> None:
     plt.show()
 
 
-# How much each notebook section measures: everything in `full`; in `ci`, seeded subsets sized for 4 minutes.
+# How much each notebook section measures: everything in `full`; in `ci`, seeded subsets within the notebook budget.
 BUDGETS = {
     "full": {
         "per_category": None,

@@ -23,6 +23,7 @@ from helpers.retrieval.hybrid import HybridRetriever
 from helpers.retrieval.postprocess import above_threshold
 
 METRICS = ("hit@1", "recall@5", "recall@10", "mrr", "ndcg@10")
+SWEEP_POOL = 30  # candidates per side in the alpha sweep (the configured retriever asks for `hybrid_pool`)
 
 
 def evaluate(
@@ -64,11 +65,12 @@ def alpha_sweep(
     questions: Sequence[Question],
     alphas: Sequence[float] = tuple(np.round(np.arange(0.0, 1.01, 0.1), 1)),
     expand: bool = False,
+    pool: int = SWEEP_POOL,
 ) -> pd.DataFrame:
     """recall@5, recall@10 and MRR of the weighted hybrid at each dense weight alpha (pass memoized sides)."""
     rows = {}
     for alpha in alphas:
-        retriever: Retriever = HybridRetriever(dense, sparse, "weighted", alpha=float(alpha))
+        retriever: Retriever = HybridRetriever(dense, sparse, "weighted", alpha=float(alpha), pool=pool)
         retriever = Expanded(retriever) if expand else retriever
         rows[float(alpha)] = evaluate(retriever, questions).mean()[["recall@5", "recall@10", "mrr"]]
     return pd.DataFrame(rows).T.rename_axis("alpha (dense weight)").round(3)
@@ -97,14 +99,20 @@ def threshold_sweep(
     return pd.DataFrame(rows).set_index("threshold")
 
 
-def plot_alpha_sweep(sweeps: Mapping[str, pd.DataFrame], metric: str = "recall@5", seed_alpha: float = 0.6) -> None:
-    """One line per sweep: `metric` against the dense weight alpha (0 = pure BM25, 1 = pure dense)."""
+def plot_alpha_sweep(
+    sweeps: Mapping[str, pd.DataFrame], metric: str = "recall@5", reference_alpha: float = 0.6
+) -> None:
+    """One line per sweep: `metric` against the dense weight alpha (0 = pure BM25, 1 = pure dense).
+
+    `reference_alpha` marks a published value for comparison, the TUM chatbot's weight (docs/lineage.md); it is
+    not the kit's default (`hybrid_alpha` in helpers.config).
+    """
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     for label, table in sweeps.items():
         ax.plot(table.index, table[metric], marker="o", label=label)
-    ax.axvline(seed_alpha, color="grey", linestyle=":", label=f"seed 001 default ({seed_alpha})")
+    ax.axvline(reference_alpha, color="grey", linestyle=":", label=f"TUM chatbot's default ({reference_alpha})")
     ax.set_xlabel("alpha = weight of the dense score (1 − alpha on BM25)")
     ax.set_ylabel(f"{metric} (dev)")
     ax.set_title(f"Weighted hybrid: {metric} against the dense weight")

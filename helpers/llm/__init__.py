@@ -1,7 +1,7 @@
 """The language model, at the bottom of the package: every stage that asks an LLM (enrichment, query rewriting,
 the LLM reranker, generation, test sets, judges) takes it from here.
 
-    >>> llm = make_llm()                       # local GGUF (llama-cpp-python), or an OpenAI-compatible endpoint
+    >>> llm = make_llm(settings)               # local GGUF (llama-cpp-python), or an OpenAI-compatible endpoint
     >>> llm.chat([{"role": "user", "content": "Hi"}], max_tokens=8).text
 
 `client.py` (the `LLM` interface, `LocalLLM`, `OpenAICompatibleLLM`), `cache.py` (`CachedLLM`: whole answers
@@ -11,15 +11,14 @@ the model built only on the first miss). What it leaves out: prompts and answers
 
 from __future__ import annotations
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings
 from helpers.llm.cache import CachedLLM
 from helpers.llm.client import LLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM
 from helpers.llm.completions import CachedCompleter, DiskCache, llm_cache, prompt_key
 
 
-def make_llm(settings: Settings | None = None, cache: bool = True) -> LLM:
+def make_llm(settings: Settings, cache: bool = True) -> LLM:
     """The configured LLM (local GGUF by default, an OpenAI-compatible endpoint when set), cached on disk."""
-    settings = settings or get_settings()
     llm: LLM = OpenAICompatibleLLM(settings) if settings.llm_backend == "openai" else LocalLLM(settings)
     return CachedLLM(llm, settings) if cache else llm
 

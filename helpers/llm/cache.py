@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings
 from helpers.llm.client import LLM, Completion
 
 
@@ -28,9 +28,9 @@ def prompt_key(model: str, messages: list[dict[str, str]], max_tokens: int, temp
 class CachedLLM:
     """Wraps any `LLM`; answers a prompt seen before from disk, otherwise asks the model and stores it."""
 
-    def __init__(self, llm: LLM, settings: Settings | None = None) -> None:
+    def __init__(self, llm: LLM, settings: Settings) -> None:
         self.llm = llm
-        self.settings = settings or get_settings()
+        self.settings = settings
         self.name = llm.name
         self.hits = self.misses = 0
         path = self.settings.cache_dir / "llm_answers.sqlite"

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings
 from helpers.models import llm_gguf_path
 
 
@@ -55,10 +55,10 @@ class LLM(Protocol):
 class LocalLLM:
     """A GGUF model run in-process by llama-cpp-python (deterministic at temperature 0)."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         from llama_cpp import Llama
 
-        self.settings = settings or get_settings()
+        self.settings = settings
         path = llm_gguf_path(self.settings)
         self.name = self.settings.llm_name
         self._llama = Llama(
@@ -114,7 +114,7 @@ class LocalLLM:
         """Bring the KV cache to its state after `messages`: read from disk ("disk") or computed and saved ("computed").
 
         llama.cpp reuses the longest common prefix of consecutive prompts, so an app that primes the fixed
-        prompt prefix answers its first question without that prefill; the state (~10 MB) is kept on disk.
+        prompt prefix answers its first question without that prefill; the state is kept on disk.
         """
         import llama_cpp
         import numpy as np
@@ -149,15 +149,15 @@ class OpenAICompatibleLLM:
     """Any OpenAI-compatible chat endpoint, through the `openai` package.
 
     Retries: the `openai` client retries connection errors, timeouts, 408, 409, 429 and 5xx answers
-    `settings.llm_max_retries` times (KIT_LLM_MAX_RETRIES) with exponential backoff (0.5 s, 1 s, 2 s …, at
-    most 8 s, with jitter, or what a Retry-After header asks); a wrong key (401/403) or a bad request is
+    `settings.llm_max_retries` times (KIT_LLM_MAX_RETRIES) with the library's exponential backoff and jitter
+    (or what a Retry-After header asks); a wrong key (401/403) or a bad request is
     not retried. Every failure becomes an `LLMError` that says what to try and never contains the key.
     """
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         from openai import OpenAI
 
-        self.settings = settings or get_settings()
+        self.settings = settings
         self.name = self.settings.llm_name
         self._client = OpenAI(
             base_url=self.settings.openai_base_url or None,

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings
 from helpers.llm.client import LLM
 
 
@@ -55,9 +55,9 @@ class DiskCache:
         tmp.replace(path)
 
 
-def llm_cache(settings: Settings | None = None) -> DiskCache:
+def llm_cache(settings: Settings) -> DiskCache:
     """The kit's cache of LLM outputs."""
-    return DiskCache((settings or get_settings()).cache_dir / "llm_outputs")
+    return DiskCache(settings.cache_dir / "llm_outputs")
 
 
 class CachedCompleter:

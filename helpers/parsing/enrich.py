@@ -24,7 +24,7 @@ from llama_index.core import Document
 from pydantic import BaseModel, Field, ValidationError
 from tqdm.auto import tqdm
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings
 from helpers.llm import Completion, LLMError
 
 Short = Annotated[str, Field(max_length=60)]
@@ -33,7 +33,7 @@ Model = TypeVar("Model", bound=BaseModel)
 
 
 class EmailMetadata(BaseModel):
-    """What the LLM writes about one e-mail (the fields of seed 002)."""
+    """What the LLM writes about one e-mail (the fields of the e-mail mini RAG)."""
 
     summary: str = Field(max_length=200, description="one sentence: what the e-mail is about")
     topics: list[Short] = Field(max_length=3, description="up to 3 short noun phrases")
@@ -123,11 +123,11 @@ def ask_for_metadata(llm: JSONChat, text: str, max_tokens: int = MAX_TOKENS) -> 
 class Enricher:
     """Asks an LLM for each e-mail's metadata, remembering every answer in SQLite."""
 
-    def __init__(self, llm: JSONChat, settings: Settings | None = None) -> None:
+    def __init__(self, llm: JSONChat, settings: Settings) -> None:
         if not hasattr(llm, "chat_json"):
             raise TypeError("this LLM has no chat_json; pass helpers.generation.make_llm(settings, cache=False)")
         self.llm = llm
-        path = (settings or get_settings()).cache_dir / "email_metadata.sqlite"
+        path = settings.cache_dir / "email_metadata.sqlite"
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=30)
         self._db.execute("CREATE TABLE IF NOT EXISTS enrichments (key TEXT PRIMARY KEY, result TEXT)")

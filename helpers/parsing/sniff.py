@@ -1,4 +1,4 @@
-"""What a file really is, from its first bytes: the suffix is a hint, the content decides (issue 18).
+"""What a file really is, from its first bytes: the suffix is a hint, the content decides.
 
 What it does: `sniff(path)` reads at most `HEAD_BYTES` and names the kind — `pdf` and `zip` by their magic
 bytes, `image` and other `binary` files by magic bytes or by a share of control characters, `html` by its

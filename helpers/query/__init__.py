@@ -1,4 +1,4 @@
-"""Query rewriting before retrieval: LLM multi-query (seed 004) and follow-up rewriting (seed 001).
+"""Query rewriting before retrieval: LLM multi-query (the CMU/LTI system's) and follow-up rewriting (the TUM chatbot's).
 
     >>> retriever = MultiQueryRetriever(pipeline.make_retriever("hybrid"), CachedCompleter.from_pipeline(pipeline))
     >>> FollowUpRewriter("keywords").query(question)   # "What about on MLE? big ADSc capstone teams"

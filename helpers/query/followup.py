@@ -2,7 +2,7 @@
 
 A follow-up leans on earlier turns ("it", "that course", "what about …"), so searching with it alone finds
 little. Two ways to make it standalone:
-- `keyword_rewrite` (seed 001's follow-up enrichment): append the salient words of the previous *user*
+- `keyword_rewrite` (the TUM chatbot's follow-up enrichment): append the salient words of the previous *user*
   turns — words that are not stop words and not already in the question. No model, microseconds.
 - `llm_rewrite`: the LLM reads the history and writes one standalone question (cached on disk).
 `FollowUpRewriter` applies either to a gold `Question` (its `.history` holds the earlier turns).

@@ -1,4 +1,4 @@
-"""Multi-query retrieval (seed 004's best system): the LLM writes paraphrases, every version is searched.
+"""Multi-query retrieval (the CMU/LTI system's best set-up): the LLM writes paraphrases, every version is searched.
 
 One wording of a question can miss the chunk another wording finds. So:
 1. the LLM rewrites the question 3 ways (cached on disk: a re-run never calls the model);
@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from helpers.config import RerankSettings
 from helpers.llm.completions import CachedCompleter
 from helpers.rerank.base import Reranker
 from helpers.retrieval.base import Filters, Retriever
@@ -60,7 +61,12 @@ class MultiQueryRetriever:
     """Search with the question and its LLM paraphrases, merge without duplicates, optionally rerank."""
 
     def __init__(
-        self, retriever: Retriever, llm: CachedCompleter, reranker: Reranker | None = None, n: int = 3, depth: int = 20
+        self,
+        retriever: Retriever,
+        llm: CachedCompleter,
+        reranker: Reranker | None = None,
+        n: int = 3,
+        depth: int = RerankSettings().rerank_depth,
     ) -> None:
         self.retriever, self.llm, self.reranker, self.n, self.depth = retriever, llm, reranker, n, depth
 

@@ -4,7 +4,8 @@ A first-stage retriever (dense, BM25, hybrid) is fast because it scores the quer
 A reranker reads the query and one candidate chunk *together* and gives a sharper relevance score, but
 that costs a model call per chunk — so it only sees the top N candidates, and keeps the best few. Each
 reranked hit keeps its earlier stage scores and gains `scores["rerank"]` (so `hit.score` is the rerank).
-`Reranked` turns "retrieve top N, rerank, keep k" into an ordinary `Retriever` (seed 004: top-100 → 3).
+`Reranked` turns "retrieve top N, rerank, keep k" into an ordinary `Retriever` (the CMU/LTI system
+reranks its top 100 and keeps 3).
 What it leaves out: the models themselves (cross_encoder.py, llm.py, finetune.py) and listwise reranking.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from helpers.config import RerankSettings
 from helpers.retrieval.base import Filters, Retriever, copy_hit
 from helpers.types import Hit
 
@@ -45,7 +47,7 @@ def order_by_scores(hits: Sequence[Hit], scores: Sequence[float], top_n: int) ->
 class Reranked:
     """A retriever followed by a reranker: fetch the top `depth`, rerank them, keep k."""
 
-    def __init__(self, retriever: Retriever, reranker: Reranker, depth: int = 20) -> None:
+    def __init__(self, retriever: Retriever, reranker: Reranker, depth: int = RerankSettings().rerank_depth) -> None:
         if depth < 1:
             raise ValueError(f"depth (the number of candidates to rerank) must be at least 1, got {depth}")
         self.retriever, self.reranker, self.depth = retriever, reranker, depth

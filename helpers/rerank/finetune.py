@@ -22,22 +22,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings
 from helpers.models import embedder_path
 from helpers.rerank.synthetic import Pair, data_hash
 from helpers.types import Hit
 
 TRAIN_COMMAND = "python -m helpers train-reranker"
 LEARNING_RATE = 5e-5
-MAX_LENGTH = 192  # word pieces of question + passage in training: 128 cut 45% of course chunks (p90 is 133 alone)
+MAX_LENGTH = 192  # word pieces of question + passage in training: room for a typical course chunk (docs/decisions.md)
 
 
-def rerankers_dir(settings: Settings | None = None) -> Path:
+def rerankers_dir(settings: Settings) -> Path:
     """Where fine-tuned rerankers live."""
-    return (settings or get_settings()).cache_dir / "rerankers"
+    return settings.cache_dir / "rerankers"
 
 
-def finetuned_path(settings: Settings | None = None) -> Path | None:
+def finetuned_path(settings: Settings) -> Path | None:
     """The newest fine-tuned reranker's folder, or None if none was trained yet."""
     pointer = rerankers_dir(settings) / "latest.json"
     if not pointer.exists():
@@ -63,7 +63,7 @@ def constant_guess_loss(positive_share: float) -> float:
 
 def train(
     pairs: Sequence[Pair],
-    settings: Settings | None = None,
+    settings: Settings,
     epochs: int = 1,
     batch_size: int = 16,
     recipe: dict[str, Any] | None = None,
@@ -78,7 +78,6 @@ def train(
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
-    settings = settings or get_settings()
     folder = rerankers_dir(settings) / f"minilm-ce-{data_hash(pairs)}-e{epochs}-l{MAX_LENGTH}-lr{learning_rate:g}"
     if not (folder / "training.json").exists():
         start = time.perf_counter()
@@ -89,7 +88,7 @@ def train(
         # 2. binary cross-entropy on the logit; positives are rarer than negatives, so weigh them up
         n_pos = sum(p.label > 0.5 for p in pairs)
         loss = BinaryCrossEntropyLoss(model, pos_weight=torch.tensor((len(pairs) - n_pos) / max(n_pos, 1)))
-        # 3. one epoch, linear warm-up over the first 10% of steps, progress bar on, nothing saved midway
+        # 3. `epochs` passes, linear warm-up over the first 10% of steps, progress bar on, nothing saved midway
         args = CrossEncoderTrainingArguments(
             output_dir=str(folder.with_name(folder.name + "-run")),
             num_train_epochs=epochs,
@@ -120,7 +119,7 @@ def train(
 
 
 def train_from_chunks(
-    chunks: list[Hit], settings: Settings | None = None, questions: int = 200, negatives: int = 3, epochs: int = 2,
+    chunks: list[Hit], settings: Settings, questions: int = 200, negatives: int = 3, epochs: int = 2,
     cloze: int = 0,
 ) -> Path:
     """The `train-reranker` recipe on the indexed chunks: write questions, mine negatives, train.
@@ -131,7 +130,6 @@ def train_from_chunks(
     from helpers.llm.completions import CachedCompleter, llm_cache
     from helpers.rerank.synthetic import cloze_pairs, training_pairs
 
-    settings = settings or get_settings()
     # LLM-written questions (cached) with BM25 hard negatives, then training
     llm = CachedCompleter(lambda: make_llm(settings), settings.llm_name, llm_cache(settings))
     pairs = training_pairs(llm, chunks, questions, negatives, seed=settings.seed) if questions else []

@@ -26,15 +26,16 @@ from typing import Any
 
 import numpy as np
 
+from helpers.config import RetrievalSettings
 from helpers.rerank.base import order_by_scores, passage_text
 from helpers.types import Hit
 
-RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al., 2009)
+RRF_K = RetrievalSettings().rrf_k  # the usual constant of reciprocal rank fusion (Cormack et al., 2009)
 # what make_reranker("maxsim") uses: the best of 28 (depth, weight, k) settings on the course and real-document
 # dev sets (notebook 06); k = 10 rewards the top few ranks of each list more than k = 60 does
 DEFAULT_FIRST_STAGE_WEIGHT = 1.0
 DEFAULT_FUSION_K = 10
-MAX_CACHED_PASSAGES = 20_000  # token vectors kept in memory (float16, ~40 KB per 500-character chunk)
+MAX_CACHED_PASSAGES = 20_000  # passages whose token vectors stay in memory (float16, one row per word piece)
 
 
 def maxsim(query_vectors: np.ndarray, passage_vectors: np.ndarray) -> float:

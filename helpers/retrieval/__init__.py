@@ -1,6 +1,7 @@
 """Retrieval: dense, BM25 and hybrid retrievers behind one interface, plus the steps around them.
 
-    >>> retriever = make_retriever("hybrid", store, embedder, settings, alpha=0.6)   # or pipeline.make_retriever(…)
+    >>> retriever = make_retriever("hybrid", store, embedder, settings.retrieval, alpha=0.6)
+    >>> retriever = pipeline.make_retriever("hybrid", alpha=0.6)   # the same, with the pipeline's parts
     >>> hits = retriever.retrieve("When is the ADS 530 exam?", k=5, filters={"doc_type": "pdf"})
     >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93}
 
@@ -26,15 +27,16 @@ from helpers.retrieval.metadata_match import matches
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
 
 if TYPE_CHECKING:
-    from helpers.config import Settings
+    from helpers.config import RetrievalSettings
     from helpers.embedding import Embedder
     from helpers.store import KitStore
 
 PARAMS = {"alpha", "rrf_k", "pool", "expand", "dedupe", "fetch_multiplier", "threshold", "bm25", "dense"}
 
-# Every base retriever by name: (dense side, a function that fits or reuses BM25, settings, params) -> Retriever.
+# Every base retriever by name: (dense side, a function that fits or reuses BM25, the retrieval section, params)
+# -> Retriever.
 # To add one: its own file, one entry here, its name in helpers.config.RETRIEVERS (a test keeps them in step).
-Builder = Callable[[Retriever, Callable[[], BM25Retriever], "Settings", dict[str, Any]], Retriever]
+Builder = Callable[[Retriever, Callable[[], BM25Retriever], "RetrievalSettings", dict[str, Any]], Retriever]
 BUILDERS: dict[str, Builder] = {
     "dense": lambda dense, bm25, settings, params: dense,
     "bm25": lambda dense, bm25, settings, params: bm25(),
@@ -50,9 +52,10 @@ NAMES = tuple(BUILDERS)  # = helpers.config.RETRIEVERS
 
 
 def make_retriever(
-    name: str | None, store: KitStore, embedder: Embedder, settings: Settings, **params: Any
+    name: str | None, store: KitStore, embedder: Embedder, settings: RetrievalSettings, **params: Any
 ) -> Retriever:
-    """A retriever by name over `store` (queries embedded by `embedder`); unset params come from `settings`.
+    """A retriever by name over `store` (queries embedded by `embedder`); unset params come from `settings`,
+    the retrieval section (`Settings.retrieval`).
 
     params: alpha, rrf_k, pool (hybrid candidates per side), expand, dedupe, fetch_multiplier, threshold,
     and the sides to reuse: bm25 (an already fitted `BM25Retriever`, to skip the refit) and dense (e.g. `Memoized`).

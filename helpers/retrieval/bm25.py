@@ -7,6 +7,9 @@ course or room code ("ADS 530", "ADS-698A", "MDC 110") also kept as one joined t
 exact code outranks chunks that merely mention "ADS" and "530" apart. Joined words ("S/U", "full-time")
 are kept whole and as their parts. The score is stored as `scores["sparse"]` (unbounded, ≥ 0).
 `stemmed_tokenize` also strips plural endings ("fees" -> "fee"; settings.bm25_tokenizer = "stemmed").
+`bm25_scores` is the formula in plain Python (the slot "bm25" of helpers.mechanisms, the variant bm25s computes
+by default); the retriever keeps bm25s as its fast path and scores with a student's function once `use("bm25", …)`
+registers one, remembering its scores per query.
 What it leaves out: full stemming ("registration" ≠ "register"), synonyms (see expansion.py), and incremental
 updates — bm25s is a retriever, not an encoder, so new text means a refit (`BM25Retriever.from_store` again,
 well under a second for the course corpus).
@@ -14,7 +17,9 @@ well under a second for the course corpus).
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +27,7 @@ import bm25s
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 
+from helpers.mechanisms import chosen
 from helpers.retrieval.base import Filters, copy_hit, stored_chunks
 from helpers.retrieval.metadata_match import matches
 from helpers.store import KitStore
@@ -67,8 +73,33 @@ def plain_tokenize(text: str) -> list[str]:
     return [token for token in re.findall(r"\w+", text.lower()) if token not in STOPWORDS]
 
 
+def bm25_scores(query: list[str], documents: list[list[str]], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
+    """The BM25 score of every document (a list of tokens) for the query tokens: Lucene's form, as bm25s scores.
+
+    Each query token adds idf * tf / (tf + k1 * (1 - b + b * length / average length)), with
+    idf = log(1 + (N - df + 0.5) / (df + 0.5)); a token found in no document adds nothing, a repeated one adds
+    each time.
+    """
+    scores = np.zeros(len(documents))
+    lengths = np.array([len(document) for document in documents], dtype=float)
+    if not documents or not lengths.any():
+        return scores
+    counts = [Counter(document) for document in documents]  # term frequencies, one table per document
+    discount = k1 * (1 - b + b * lengths / lengths.mean())  # long documents need more repeats to score
+    for token in query:
+        tf = np.array([count[token] for count in counts], dtype=float)
+        df = np.count_nonzero(tf)  # how many documents hold the token
+        if df:
+            idf = math.log(1 + (len(documents) - df + 0.5) / (df + 0.5))  # rare tokens weigh more
+            saturated = np.divide(tf, tf + discount, out=np.zeros_like(tf), where=tf > 0)  # 0 where absent
+            scores += idf * saturated  # repeats help, with diminishing returns
+    return scores
+
+
 class BM25Retriever:
     """Keyword search: BM25 scores of every chunk, best first."""
+
+    REMEMBERED = 2048  # queries whose scores by a student's function are kept
 
     def __init__(
         self,
@@ -79,11 +110,13 @@ class BM25Retriever:
         b: float = 0.75,
     ) -> None:
         self.chunks = list(chunks)
-        self.tokenizer = tokenizer
+        self.tokenizer, self.k1, self.b = tokenizer, k1, b
         texts = list(texts) if texts is not None else [chunk.text for chunk in self.chunks]
+        self.documents = [tokenizer(text) for text in texts]  # what a student's bm25 function scores
         self.index = bm25s.BM25(k1=k1, b=b)
         if self.chunks:  # bm25s cannot index nothing; an empty collection simply finds nothing
-            self.index.index([tokenizer(text) for text in texts], show_progress=False)
+            self.index.index(self.documents, show_progress=False)
+        self._remembered: OrderedDict[tuple[Callable[..., Any], tuple[str, ...]], np.ndarray] = OrderedDict()
 
     @classmethod
     def from_store(cls, store: KitStore, **params: Any) -> BM25Retriever:
@@ -95,10 +128,33 @@ class BM25Retriever:
         """The BM25 score of every chunk for `query` (zeros if no query word is in the corpus)."""
         if not self.chunks:
             return np.zeros(0, dtype=np.float32)
-        ids = self.index.get_tokens_ids(self.tokenizer(query))  # words never seen in the corpus are dropped
+        tokens = self.tokenizer(query)
+        function = chosen("bm25", bm25_scores)
+        if function is bm25_scores:  # the kit's own formula: bm25s computes it from its precomputed index
+            return self.library_scores(tokens)
+        return self.scores_by(function, tokens)
+
+    def library_scores(self, tokens: list[str]) -> np.ndarray:
+        """The scores bm25s computes for the query tokens."""
+        ids = self.index.get_tokens_ids(tokens)  # words never seen in the corpus are dropped
         if not ids:
             return np.zeros(len(self.chunks), dtype=np.float32)
         return self.index.get_scores_from_ids(ids)
+
+    def scores_by(self, function: Callable[..., Any], tokens: list[str]) -> np.ndarray:
+        """The scores `function(tokens, documents, k1, b)` gives, one per chunk, remembered per query."""
+        key = (function, tuple(tokens))
+        if key not in self._remembered:
+            scores = np.asarray(function(tokens, self.documents, self.k1, self.b), dtype=float)
+            if scores.shape != (len(self.chunks),):
+                raise ValueError(
+                    f"the bm25 function in use returned {scores.shape} scores for {len(self.chunks)} documents: "
+                    "it must return one number per document (helpers.mechanisms.reset('bm25') restores the kit's)"
+                )
+            self._remembered[key] = scores
+            if len(self._remembered) > self.REMEMBERED:
+                self._remembered.popitem(last=False)
+        return self._remembered[key]
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Top-k chunks by BM25 score; chunks that share no word with the query are never returned."""

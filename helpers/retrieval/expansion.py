@@ -3,7 +3,8 @@
 Students write "final project", "pass/fail" or "taking a break"; the handbook says "Capstone Studio",
 "S/U" and "leave of absence". Neither BM25 nor a small embedder bridges every such gap, so a small table
 (`course_data/synonyms.csv`, columns `phrase,adds`, edit it freely) lists the pairs; a question that
-contains a phrase (whole words, any case) gets the official words appended (seeds 000 and 001).
+contains a phrase (whole words, any case) gets the official words appended (as the UChicago assistant and
+the TUM chatbot do).
 `Expanded` wraps any retriever so that every query is expanded first.
 What it leaves out: learned or LLM-written expansions (multi-query, notebook 06) and stemming — the
 phrase must appear as written.

@@ -1,24 +1,30 @@
 """Hybrid retrieval: ask a dense and a keyword retriever, then fuse their two rankings into one.
 
 Two ways to fuse (both keep each hit's "dense" and "sparse" scores and add "fused"):
-- weighted sum (seed 001): min-max normalise each list's scores to [0, 1] — cosine similarities and BM25
+- weighted sum (the TUM chatbot's): min-max normalise each list's scores to [0, 1] — cosine similarities and BM25
   scores live on different scales — then `alpha * dense + (1 - alpha) * sparse`; a chunk missing from one
-  list gets 0 there. alpha = 1 is pure dense, 0 pure BM25; the seed's default is 0.6.
+  list gets 0 there. alpha = 1 is pure dense, 0 pure BM25; the TUM chatbot used 0.6.
 - reciprocal rank fusion (RRF): ignore the scores, sum `1 / (rrf_k + rank)` over the lists a chunk appears
   in (rank from 1, rrf_k = 60 as in the original paper). No scale to tune, no weight to choose.
 Each side is asked for `pool` candidates (more than k), so a chunk ranked 15th by one side and 2nd by the
 other can still win.
+The arithmetic is two small functions on ids and scores, `min_max_fusion` and `rrf_scores` (the slots "fusion" and
+"rrf" of helpers.mechanisms); `weighted_fusion` and `rrf_fusion` call whichever is in force, the kit's or a
+student's (`use("fusion", …)`), and turn its scores back into ranked hits.
 What it leaves out: fusion inside Qdrant (`Prefetch` + `FusionQuery`) — the same maths, done by the server.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from helpers.config import RetrievalSettings
+from helpers.mechanisms import chosen
 from helpers.retrieval.base import Filters, Retriever, copy_hit
 from helpers.types import Hit
 
 FUSIONS = ("weighted", "rrf")
+DEFAULTS = RetrievalSettings()  # the configured alpha, rrf_k and pool: their one home is helpers.config
 
 
 def min_max(scores: Sequence[float]) -> list[float]:
@@ -29,29 +35,46 @@ def min_max(scores: Sequence[float]) -> list[float]:
     return [(s - low) / (high - low) for s in scores]
 
 
-def weighted_fusion(dense: Sequence[Hit], sparse: Sequence[Hit], alpha: float = 0.6) -> list[Hit]:
-    """One list, ranked by alpha * min-max(dense) + (1 - alpha) * min-max(sparse)."""
-    # 1. normalise each side separately: node id -> score in [0, 1]
-    dense_norm = dict(zip((h.node_id for h in dense), min_max([h.scores["dense"] for h in dense]), strict=True))
-    sparse_norm = dict(zip((h.node_id for h in sparse), min_max([h.scores["sparse"] for h in sparse]), strict=True))
-    # 2. one hit per chunk, carrying the scores of both sides
-    merged = _merge(dense, sparse)
-    # 3. weighted sum; a side that did not return the chunk contributes 0
-    fused = [
-        copy_hit(h, fused=alpha * dense_norm.get(h.node_id, 0.0) + (1 - alpha) * sparse_norm.get(h.node_id, 0.0))
-        for h in merged
-    ]
-    return sorted(fused, key=lambda h: -h.scores["fused"])
+def min_max_fusion(dense: dict[str, float], sparse: dict[str, float], alpha: float) -> dict[str, float]:
+    """alpha * min-max(dense) + (1 - alpha) * min-max(sparse) for every id of either side (0 where a side lacks it)."""
+    # 1. normalise each side separately: id -> score in [0, 1]
+    dense_norm = dict(zip(dense, min_max(list(dense.values())), strict=True))
+    sparse_norm = dict(zip(sparse, min_max(list(sparse.values())), strict=True))
+    # 2. weighted sum; a side that did not return the id contributes 0
+    return {key: alpha * dense_norm.get(key, 0.0) + (1 - alpha) * sparse_norm.get(key, 0.0) for key in dense | sparse}
 
 
-def rrf_fusion(rankings: Sequence[Sequence[Hit]], rrf_k: int = 60) -> list[Hit]:
-    """One list, ranked by the sum over rankings of 1 / (rrf_k + rank)."""
+def rrf_scores(rankings: list[list[str]], k: int) -> dict[str, float]:
+    """Reciprocal rank fusion: each id's sum over the rankings that hold it of 1 / (k + rank), rank from 1."""
     fused: dict[str, float] = {}
     for ranking in rankings:
-        for rank, hit in enumerate(ranking, start=1):
-            fused[hit.node_id] = fused.get(hit.node_id, 0.0) + 1.0 / (rrf_k + rank)
-    merged = _merge(*rankings)
-    return sorted((copy_hit(h, fused=fused[h.node_id]) for h in merged), key=lambda h: -h.scores["fused"])
+        for rank, key in enumerate(ranking, start=1):
+            fused[key] = fused.get(key, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
+def weighted_fusion(dense: Sequence[Hit], sparse: Sequence[Hit], alpha: float = DEFAULTS.hybrid_alpha) -> list[Hit]:
+    """One list, ranked by the fusion in force (the kit's: alpha * min-max(dense) + (1 - alpha) * min-max(sparse))."""
+    fuse = chosen("fusion", min_max_fusion)
+    fused = fuse({h.node_id: h.scores["dense"] for h in dense}, {h.node_id: h.scores["sparse"] for h in sparse}, alpha)
+    return _ranked(_merge(dense, sparse), fused)
+
+
+def rrf_fusion(rankings: Sequence[Sequence[Hit]], rrf_k: int = DEFAULTS.rrf_k) -> list[Hit]:
+    """One list, ranked by the RRF in force (the kit's: the sum over rankings of 1 / (rrf_k + rank))."""
+    fused = chosen("rrf", rrf_scores)([[h.node_id for h in ranking] for ranking in rankings], rrf_k)
+    return _ranked(_merge(*rankings), fused)
+
+
+def _ranked(merged: list[Hit], fused: Mapping[str, float]) -> list[Hit]:
+    """The merged hits with their fused score (0 for an id the fusion left out), best first."""
+    if not isinstance(fused, Mapping):
+        raise TypeError(
+            f"the fusion function in use returned a {type(fused).__name__}; it must return a dict of id -> fused score "
+            "(helpers.mechanisms.reset() restores the kit's)"
+        )
+    hits = (copy_hit(h, fused=float(fused.get(h.node_id, 0.0))) for h in merged)
+    return sorted(hits, key=lambda h: -h.scores["fused"])
 
 
 def _merge(*rankings: Sequence[Hit]) -> list[Hit]:
@@ -71,9 +94,9 @@ class HybridRetriever:
         dense: Retriever,
         sparse: Retriever,
         fusion: str = "weighted",
-        alpha: float = 0.6,
-        rrf_k: int = 60,
-        pool: int = 30,
+        alpha: float = DEFAULTS.hybrid_alpha,
+        rrf_k: int = DEFAULTS.rrf_k,
+        pool: int = DEFAULTS.hybrid_pool,
     ) -> None:
         if fusion not in FUSIONS:
             raise ValueError(f"fusion must be one of {FUSIONS}, got {fusion!r}")

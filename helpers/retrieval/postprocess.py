@@ -1,13 +1,13 @@
-"""Post-processing a ranking (seeds 000 and 001): over-fetch, keep the best chunk per source, threshold.
+"""Post-processing a ranking (the UChicago assistant's, the TUM chatbot's): over-fetch, dedupe by source, threshold.
 
 - `dedupe_by_source`: several chunks of one long page often crowd the top k; keeping only the best chunk
-  of each source file leaves room for other documents (seed 000: duplicate pages, "18% → 2% redundancy").
-- `above_threshold`: drop hits whose score is below a minimum (seed 000: 0.20 cosine; seed 001: 0.30
-  hybrid), so a question the corpus cannot answer can come back with nothing — a cue to refuse.
-- `PostProcessed`: fetch k × `fetch_multiplier` candidates first (seed 001: k × 3), then dedupe,
+  of each source file leaves room for other documents (the UChicago assistant's fix for duplicate pages).
+- `above_threshold`: drop hits whose score is below a minimum (the UChicago assistant: 0.20 cosine; the TUM
+  chatbot: 0.30 hybrid), so a question the corpus cannot answer can come back with nothing — a cue to refuse.
+- `PostProcessed`: fetch k × `fetch_multiplier` candidates first (the TUM chatbot: k × 3), then dedupe,
   threshold and cut to k, so deduplication does not leave the list short.
 The threshold compares `hit.score`, the score of the last stage: cosine for dense, [0, 1] for weighted
-hybrid; it means little for BM25 (unbounded) or RRF (≈ 0.016–0.033).
+hybrid; it means little for BM25 (unbounded) or RRF (a few hundredths: at most 2 / (rrf_k + 1)).
 What it leaves out: reranking (notebook 06) and merging neighbouring chunks of the same source.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from helpers.config import RetrievalSettings
 from helpers.retrieval.base import Filters, Retriever
 from helpers.types import Hit
 
@@ -37,7 +38,11 @@ class PostProcessed:
     """Any retriever, followed by over-fetch → dedupe by source → threshold → top k."""
 
     def __init__(
-        self, retriever: Retriever, threshold: float | None = None, dedupe: bool = True, fetch_multiplier: int = 3
+        self,
+        retriever: Retriever,
+        threshold: float | None = None,
+        dedupe: bool = True,
+        fetch_multiplier: int = RetrievalSettings().fetch_multiplier,
     ) -> None:
         if fetch_multiplier < 1:
             raise ValueError(f"fetch_multiplier must be at least 1, got {fetch_multiplier}")

@@ -1,4 +1,4 @@
-"""Several sources and a planner (seed 001): the program documents, the student's own documents, a profile.
+"""Several sources and a planner (the TUM chatbot's): the program documents, the student's own documents, a profile.
 
 planner.py decides which sources a question needs (keyword rules or the LLM, one interface); students.py keeps
 each student's documents in their own collection behind a `student_id` filter; context.py compiles the labelled

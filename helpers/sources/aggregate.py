@@ -46,7 +46,7 @@ def schedule_rows() -> list[dict[str, object]]:
 
 def store_rows(pipeline, rows: Sequence[dict[str, object]], collection: str = COLLECTION) -> KitStore:
     """One point per row (embedded sentence + payload fields), idempotent."""
-    name = class_collection(collection, pipeline.settings)  # a student's own on a class's shared server
+    name = class_collection(collection, pipeline.settings.store)  # a student's own on a class's shared server
     store = KitStore(pipeline.store.client, name, pipeline.embedder.dimension)
     texts = [", ".join(f"{k} {'/'.join(v) if isinstance(v, list) else v}" for k, v in row.items()) for row in rows]
     nodes = [

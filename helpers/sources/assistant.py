@@ -1,4 +1,4 @@
-"""One question, several sources (seed 001): plan → scope → gather the sections the plan names → answer.
+"""One question, several sources (the TUM chatbot's way): plan → scope → gather the sections the plan names → answer.
 
 `SourcesAssistant.answer(question, student_id, planner)`:
   1. the planner's actions; ask_followup alone → a short question back, no search, no LLM call;
@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from helpers.config import RetrievalSettings
 from helpers.generation.prompts import INSTRUCTIONS, SHORT_REFUSAL, USER_TEMPLATE
 from helpers.metrics.answers import f1_score
 from helpers.sources.aggregate import count_rows, distinct_values
@@ -55,12 +56,15 @@ class SourcedAnswer:
     seconds: float = 0.0
 
 
+DEFAULT_K = RetrievalSettings().top_k  # program chunks per question: the configured top_k's default
+
+
 class SourcesAssistant:
     """Answers a student's question from the sources its plan names."""
 
     def __init__(self, pipeline: Any, students: StudentDocs, schedule: KitStore,
                  profiles: Mapping[str, Profile] | ProfileStore, llm: Any, rows: Sequence[Mapping[str, object]],
-                 k: int = 4, budget_chars: int = 2400, use_scope: bool = True) -> None:  # fmt: skip
+                 k: int = DEFAULT_K, budget_chars: int = 2400, use_scope: bool = True) -> None:  # fmt: skip
         self.pipeline, self.students, self.schedule = pipeline, students, schedule
         self.profiles, self.llm = profiles, llm
         self.rows, self.k, self.budget_chars, self.use_scope = rows, k, budget_chars, use_scope

@@ -1,4 +1,4 @@
-"""The context in labelled sections (seed 001): STUDENT PROFILE, STUDENT DOCUMENTS, PROGRAM INFORMATION.
+"""The context in labelled sections (the TUM chatbot's): STUDENT PROFILE, STUDENT DOCUMENTS, PROGRAM INFORMATION.
 
 `compile_context(plan, profile, student_hits, program_hits, budget_chars)` includes the profile only when the
 plan says use_profile and the student's documents only when it says search_student_docs — a question about

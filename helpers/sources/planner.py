@@ -1,4 +1,4 @@
-"""Which sources a question needs (seed 001's planner): keyword rules, or the LLM with a validated schema.
+"""Which sources a question needs (the TUM chatbot's planner): keyword rules, or the LLM with a validated schema.
 
 A plan is a set of actions:
   search_kb            the program's documents (rules, dates, fees, courses) hold the answer
@@ -9,9 +9,9 @@ A plan is a set of actions:
 Both planners have one method, `plan(question) -> Plan`. `KeywordPlanner` is a dozen regular expressions;
 `LLMPlanner` asks the model to pick one of eight routes, each a fixed set of actions ({"route": "program+my_profile"}
 — a grammar for llama.cpp, validated with pydantic after, cached on disk) and falls back to the keyword plan when
-the reply does not validate (counted in `fallbacks`). Measured on the dev routing questions with the 0.5B model:
-asking for a free list of actions scored 0.19 (it ticked every action), one of eight routes with eight examples
-in the system prompt 0.48, the same examples as chat turns 0.38, six yes/no fields 0.33 — hence the routes.
+the reply does not validate (counted in `fallbacks`). Routes, because with the 0.5B model one of eight routes
+(eight examples in the system prompt) routed the dev questions best: a free list of actions made it tick every
+action, and examples as chat turns or six yes/no fields did worse (docs/decisions.md).
 What it leaves out: plans with an order or with arguments (which filters to use is decided by the caller).
 """
 

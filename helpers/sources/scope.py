@@ -1,4 +1,4 @@
-"""Metadata filters derived from the question and the student's profile (seed 001 scopes every search this way).
+"""Metadata filters derived from the question and the student's profile (the TUM chatbot scopes every search this way).
 
 `derive_scope(question, profile, rows)` reads the conditions a question states or implies:
   term        "Autumn 2026" / "fall 2026" / "next winter" in the question, or the profile's entry term when the

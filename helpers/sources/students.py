@@ -4,7 +4,7 @@ What it does: `load_profiles()` reads each `course_data/students/<id>/profile.js
 every student's documents (transcript, CV, statement of purpose), chunks and embeds them like the course
 corpus, and stores them in a separate collection with a `student_id` payload on every point. `search` always
 filters on that payload, so a query for one student can only ever return that student's chunks — the
-isolation a multi-user assistant needs (seed 001 scopes its user table by user_id the same way).
+isolation a multi-user assistant needs (the TUM chatbot scopes its user table by user_id the same way).
 `ProfileStore` keeps the structured profiles in Qdrant too, as payload-only points (no vector: a profile is
 looked up by student id, never searched), so all three sources live in the same store.
 What it leaves out: uploads at run time and access control beyond the filter.
@@ -71,13 +71,13 @@ class StudentDocs:
 
     def __init__(self, pipeline, folder: Path = STUDENTS_DIR, collection: str = COLLECTION) -> None:
         self.pipeline, self.folder = pipeline, folder
-        name = class_collection(collection, pipeline.settings)  # a student's own on a class's shared server
+        name = class_collection(collection, pipeline.settings.store)  # a student's own on a class's shared server
         self.store = KitStore(pipeline.store.client, name, pipeline.embedder.dimension)
 
     def ingest(self) -> int:
         """Parse, chunk, embed and store every student's documents (idempotent); returns the point count."""
         parsed = parse_folder(self.folder, progress=False, cache_dir=self.pipeline.settings.cache_dir)
-        nodes = chunk_for_settings(parsed.documents, self.pipeline.settings)
+        nodes = chunk_for_settings(parsed.documents, self.pipeline.settings.chunking)
         for node in nodes:
             node.metadata["student_id"] = str(node.metadata["source"]).split("/")[0]
         vectors = self.pipeline.embedder.embed_texts([n.get_content(metadata_mode="embed") for n in nodes])
@@ -96,7 +96,7 @@ class ProfileStore:
     """The profiles as payload-only Qdrant points, one per student, fetched by id."""
 
     def __init__(self, pipeline: Any, collection: str = PROFILE_COLLECTION) -> None:
-        self.client, self.collection = pipeline.store.client, class_collection(collection, pipeline.settings)
+        self.client, self.collection = pipeline.store.client, class_collection(collection, pipeline.settings.store)
         if not self.client.collection_exists(self.collection):
             self.client.create_collection(self.collection, vectors_config={})
 

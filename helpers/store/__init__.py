@@ -1,6 +1,6 @@
 """The vector store: Qdrant through qdrant-client, wrapped by LlamaIndex's `QdrantVectorStore`.
 
-    >>> store = KitStore(connect(), "course", dimension=384)
+    >>> store = KitStore(connect(settings), "course", dimension=384)
     >>> store.upsert_nodes(nodes)                       # idempotent: ids come from content
     >>> store.search(vector, k=5, filters={"doc_type": "email", "sender": "whitcombe"})
 

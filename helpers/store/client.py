@@ -20,27 +20,25 @@ from pathlib import Path
 from qdrant_client import QdrantClient
 from qdrant_client.local.qdrant_local import QdrantLocal
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings, StoreSettings
 from helpers.store.shared import SharedLocal, StoreError
 
 CONNECT_TIMEOUT_S = 10  # a Qdrant server that does not answer within this is reported, not waited on
-COURSE_COLLECTION = Settings().collection  # the default name: one user, nothing to keep apart
+COURSE_COLLECTION = StoreSettings().collection  # the default name: one user, nothing to keep apart
 OWNER_SEPARATOR = "__"
 
 
-def class_collection(name: str, settings: Settings | None = None) -> str:
+def class_collection(name: str, store: StoreSettings) -> str:
     """`name` as this student's own on a shared server ("alice__notes" for KIT_COLLECTION=alice), else `name`."""
-    settings = settings or get_settings()
-    owner = settings.collection.split(OWNER_SEPARATOR)[0]
-    shared = bool(settings.qdrant_url) and owner != COURSE_COLLECTION
+    owner = store.collection.split(OWNER_SEPARATOR)[0]
+    shared = bool(store.qdrant_url) and owner != COURSE_COLLECTION
     if not shared or name == owner or name.startswith(owner + OWNER_SEPARATOR):
         return name
     return f"{owner}{OWNER_SEPARATOR}{name}"
 
 
-def connect(settings: Settings | None = None) -> QdrantClient:
-    """A qdrant-client: the server at `QDRANT_URL`, else the embedded folder."""
-    settings = settings or get_settings()
+def connect(settings: Settings) -> QdrantClient:
+    """A qdrant-client: the server at `QDRANT_URL`, else the embedded folder under `data_dir`."""
     if settings.qdrant_url:
         client = QdrantClient(
             url=settings.qdrant_url, api_key=settings.qdrant_api_key or None, timeout=CONNECT_TIMEOUT_S
@@ -107,9 +105,9 @@ def enable_fast_local_writes(client: QdrantClient, collection: str) -> bool:
     return True
 
 
-def drop_collection(name: str, settings: Settings | None = None, client: QdrantClient | None = None) -> None:
+def drop_collection(name: str, settings: Settings, client: QdrantClient | None = None) -> None:
     """Delete a collection (to rebuild it from scratch); pass `client` if this process has one open."""
     client = client or connect(settings)
-    name = class_collection(name, settings)
+    name = class_collection(name, settings.store)
     if client.collection_exists(name):
         client.delete_collection(name)

@@ -4,15 +4,15 @@ What it does: `EdgeLocal` stands where qdrant-client's local mode stands inside 
 `SharedLocal` does), so `KitStore`, LlamaIndex's `QdrantVectorStore` and every notebook use it unchanged. Each
 collection is one `EdgeShard` in a subfolder (cosine vectors, payload indexes on the filter fields); ids,
 filters, payloads and results are converted between qdrant-client's models and qdrant-edge's types. Search is
-exact (no HNSW is built) and runs in Rust: within a few times numpy's `X @ q` where local mode is 30-150× slower
-(bench/store_scale.py).
+exact (no HNSW is built) and runs in Rust: close to numpy's `X @ q`, where local mode's Python search falls far
+behind as the collection grows (bench/store_scale.py, docs/decisions.md).
 
 Two kernels on one folder: an open shard locks its write-ahead log, so only one process can have it open. The
 folder is therefore leased: a process takes the folder's lock (`.lock`, as `SharedLocal`) for its first call and
 keeps the shards open while nobody else asks; another process that needs the folder writes `wanted`, and the
 holder's watcher thread closes the shards and lets the lock go between two calls, once it has held the folder
-for `LEASE_MIN_S` (so a burst of calls pays one handoff). The waiting call then reopens the shards (30-60 ms at
-the course's 1.6k points on an idle machine, 0.1-0.4 s at load 9). A holder in the middle
+for `LEASE_MIN_S` (so a burst of calls pays one handoff). The waiting call then reopens the shards (a short pause at the
+course's size). A holder in the middle
 of a call keeps the folder; after `lock_wait_s` the waiter gets `FolderBusy` naming it.
 What it leaves out: `Prefetch`/fusion queries, sparse vectors, HNSW (`EdgeShard.optimize()`), snapshots.
 """

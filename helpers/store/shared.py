@@ -1,10 +1,10 @@
-"""The embedded Qdrant folder shared by several kernels: locked only while one of them writes (issue 18).
+"""The embedded Qdrant folder shared by several kernels: locked only while one of them writes.
 
-qdrant-client's local mode takes an exclusive lock on its folder for as long as a client is open, so a second
-notebook (or the app beside notebook 10) could not open the course index at all. `SharedLocal` is the same
+qdrant-client's local mode takes an exclusive lock on its folder for as long as a client is open, so without
+this a second notebook (or the app beside notebook 10) could not open the course index at all. `SharedLocal` is the same
 local engine, holding the lock only for the length of one write call (an upsert batch, a delete, a new
 collection) and reloading what another process wrote, from the SQLite files, before its next call when their
-size or time changed (0.26 s for the 1,631 course points). Reads take no lock: SQLite serves them while another
+size or time changed. Reads take no lock: SQLite serves them while another
 process writes. A write that waits longer than `LOCK_WAIT_S` for the lock, or a folder a plain
 `QdrantClient(path=…)` keeps locked, ends in a `FolderBusy` naming the holder (the notebook, from
 `holder.json`). What it leaves out: transactions across processes (two kernels writing the same ids write

@@ -1,4 +1,4 @@
-"""Build a test set for any corpus with the local LLM (seed 004): generate, filter, review, check agreement.
+"""A test set for any corpus, written by the local LLM (as the CMU/LTI system did): generate, filter, review, agree.
 
     chunks = corpus_chunks("my_docs")                      # parsed and chunked as the kit ingests them
     pairs = apply_filters(QAWriter().write_all(sample_chunks(chunks, 50)))

@@ -1,4 +1,4 @@
-"""The agreement check (seed 004 has two annotators answer the same questions): a second, independent pass.
+"""The agreement check (the CMU/LTI system has two annotators answer the same questions): a second, independent pass.
 
 What it does: `second_pass` asks the LLM again, with a different prompt and without seeing the first
 answer, to answer each kept question from its chunk in a short phrase; `agreement` scores the two answers

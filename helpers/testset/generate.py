@@ -1,4 +1,4 @@
-"""Question–answer pairs written by the local LLM from corpus chunks (seed 004 builds its test set this way).
+"""Question–answer pairs written by the local LLM from corpus chunks (the CMU/LTI system builds its test set this way).
 
 What it does: `corpus_chunks(folder)` parses and chunks a folder as the kit ingests it; `sample_chunks` picks
 n of them (seeded, long enough to ask about, spread over as many documents as possible); `QAWriter` asks the
@@ -10,7 +10,7 @@ Two ways to ask (`QAWriter(style=...)`):
   "answer_first"  the kit picks the answer span first (a money amount, date, time, number with its unit, course
                   code or room; `answer_candidates`) and the model only writes a question for it — grounded by
                   construction (answer-aware question generation); a chunk without such a span falls back to
-                  "free". The default: on 60 course chunks it kept 22 pairs where "free" kept 5 (notebook 11).
+                  "free". The default, because far more of its pairs pass the filters (notebook 11, docs/decisions.md).
 What it leaves out: judging the pairs (filters.py does that) and several questions per chunk.
 """
 
@@ -111,7 +111,7 @@ def corpus_chunks(folder: str | Path, settings: Settings | None = None, progress
 
     settings = settings or get_settings()
     parsed = parse_folder(folder, progress=progress, cache_dir=settings.cache_dir)
-    nodes = chunk_for_settings(parsed.documents, settings)
+    nodes = chunk_for_settings(parsed.documents, settings.chunking)
     return [Hit(node.node_id, node.get_content(), dict(node.metadata)) for node in nodes]
 
 

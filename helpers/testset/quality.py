@@ -1,6 +1,6 @@
 """Automatic filters for generated question–answer pairs: cheap checks that catch most bad pairs.
 
-Three rules, each one line of reasoning (seed 004 reviews its pairs by hand; these do the obvious part):
+Three rules, each one line of reasoning (the CMU/LTI system reviews its pairs by hand; these do the obvious part):
 1. grounded  — the answer occurs in its chunk (case and whitespace folded): otherwise the model made it up;
 2. standalone — the question makes sense without the chunk: it ends with "?", has at least 4 words, names
    something specific (a capitalised name, a code or a number after its first word: "What is the name of

@@ -1,0 +1,160 @@
+"""The self-checks of notebooks 09 and 10, where the app is a lab bench: A/B, the two cosine floors, gold questions.
+
+Each check recomputes the answer from what the student's cell used, and says what is off without naming it:
+- `check_shared_passages(answer, a_hits, b_hits)`: how many passages an A/B found on both sides (it recognises
+  the count of every passage either side found, and one side's own count);
+- `check_separating_floor(floor, answerable_hits, unanswerable_hits)`: a "drop passages below cosine" value
+  that keeps the answerable question's best passage and drops every passage of the unanswerable one;
+- `check_smallest_k(answer, question, hits_at)`: the smallest k at which a reference answer reaches the
+  retrieved passages (`hits_at(k)` retrieves them), as the gold mode reports it;
+- `check_answer_in_top_k(answer, questions, hits_at)`: for each k, on how many questions a retrieved passage
+  holds a reference answer (notebook 10's answer-in-top-k, as counts);
+- `check_f1_split(better, worse, rows)`: which questions' F1 the hybrid retriever raises or lowers against dense.
+What it leaves out: the prose questions (why a retriever likes a course code, what a template change did);
+the instructor version carries their rubric.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from helpers.corpus import Question
+from helpers.exercises.base import STUB_HINT, as_count, not_yet, self_check, verdict
+from helpers.metrics import contains_answer
+from helpers.types import Hit
+
+HitsAt = Callable[[int], Sequence[Hit]]  # k → the retrieved passages
+MAX_K = 10  # the app's k slider goes up to 10
+
+
+def best_cosine(hits: Sequence[Hit]) -> float:
+    """The best dense (cosine) similarity among the hits (-1 when none has one)."""
+    return max((h.scores["dense"] for h in hits if "dense" in h.scores), default=-1.0)
+
+
+def holds_answer(hits: Sequence[Hit], question: Question) -> bool:
+    """Whether a passage holds a reference answer of the question (SQuAD-normalised, whole words)."""
+    return any(contains_answer(hit.text, question.answers) for hit in hits)
+
+
+@self_check
+def check_shared_passages(answer: object, a_hits: Sequence[Hit], b_hits: Sequence[Hit]) -> bool:
+    """Right when `answer` is the number of passages (chunk ids) both A and B retrieved."""
+    count = as_count(answer)
+    if answer is None:
+        return not_yet(STUB_HINT)
+    if count is None:
+        return not_yet(f"the answer should be a whole number of passages, got {answer!r}")
+    a_ids, b_ids = {h.node_id for h in a_hits}, {h.node_id for h in b_hits}
+    shared = len(a_ids & b_ids)
+    if count == shared:
+        return verdict(True, f"A and B share {shared} of their passages; the rest is what the knob changed.", "")
+    if count == len(a_ids | b_ids) and count != shared:
+        return not_yet("that counts every passage either side found: count only the rows marked 'in both'")
+    if count in (len(a_ids), len(b_ids)):
+        return not_yet("that is how many passages one side retrieved: count those the two sides share")
+    return not_yet(f"{'too many' if count > shared else 'too few'}: count the rows of the A/B table marked 'in both'")
+
+
+@self_check
+def check_separating_floor(floor: object, answerable_hits: Sequence[Hit], unanswerable_hits: Sequence[Hit]) -> bool:
+    """Right when the floor keeps the answerable question's best passage and drops every unanswerable one."""
+    if floor is None:
+        return not_yet(STUB_HINT)
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) or math.isnan(floor):
+        return not_yet(f"the floor should be a cosine similarity, a number between 0 and 1, got {floor!r}")
+    keep, drop = best_cosine(answerable_hits), best_cosine(unanswerable_hits)
+    if drop >= keep:
+        return not_yet("no floor separates these two questions: their best passages are equally close; pick others")
+    if floor > keep:
+        return not_yet("this floor also drops the answerable question's best passage: lower it")
+    if floor <= drop:
+        return not_yet("at this floor the unanswerable question still keeps a passage: raise it")
+    return verdict(True, "the answerable question keeps its best passage, the unanswerable one gets none.", "")
+
+
+def smallest_reaching_k(question: Question, hits_at: HitsAt, max_k: int = MAX_K) -> int | None:
+    """The smallest k whose retrieved passages hold a reference answer (None up to `max_k`)."""
+    return next((k for k in range(1, max_k + 1) if holds_answer(hits_at(k), question)), None)
+
+
+@self_check
+def check_smallest_k(answer: object, question: Question, hits_at: HitsAt) -> bool:
+    """Right when `answer` is the smallest k at which a reference answer reaches the retrieved passages."""
+    k = as_count(answer)
+    if answer is None:
+        return not_yet(STUB_HINT)
+    if k is None or not 1 <= k <= MAX_K:
+        return not_yet(f"the answer should be a k between 1 and {MAX_K}, got {answer!r}")
+    expected = smallest_reaching_k(question, hits_at)
+    if expected is None:
+        return not_yet(f"no k up to {MAX_K} brings the reference answer in: choose another gold question")
+    if k == expected:
+        return verdict(True, f"at k = {k} the evidence reaches the reader, and not below.", "")
+    if k < expected:
+        return not_yet(f"at k = {k} no retrieved passage holds the reference answer yet: raise k")
+    return not_yet(f"at k = {k} the evidence is in, but it already is at a smaller k: lower k until it drops out")
+
+
+def answer_in_top_k(questions: Sequence[Question], hits_at: Callable[[str, int], Sequence[Hit]], k: int) -> int:
+    """On how many questions a passage among the top k holds a reference answer."""
+    return sum(holds_answer(hits_at(q.question, k), q) for q in questions)
+
+
+@self_check
+def check_answer_in_top_k(
+    answer: object, questions: Sequence[Question], hits_at: Callable[[str, int], Sequence[Hit]]
+) -> bool:
+    """Right when `answer` maps each k (1, 2 and 4 at least) to the count of questions with the answer in the top k."""
+    if answer is None:
+        return not_yet(STUB_HINT)
+    if not isinstance(answer, Mapping):
+        return not_yet(f"the answer should be a dict {{k: count}}, got a {type(answer).__name__}")
+    if missing := [k for k in (1, 2, 4) if k not in answer]:
+        return not_yet(f"k = {missing[0]} is missing: give a count for k = 1, 2 and 4")
+    for k, value in sorted(answer.items()):
+        count = as_count(value)
+        if count is None:
+            share = isinstance(value, float) and 0 < value < 1
+            return not_yet(f"k = {k}: {'a share: give the number of questions' if share else 'not a whole number'}")
+        expected = answer_in_top_k(questions, hits_at, k)
+        if count != expected:
+            return not_yet(f"k = {k}: {'too many' if count > expected else 'too few'} questions; a question counts "
+                           "once when any of its top-k passages holds one of its answers")  # fmt: skip
+    return verdict(True, f"answer-in-top-k for k = {', '.join(str(k) for k in sorted(answer))} over "
+                   f"{len(questions)} questions.", "")  # fmt: skip
+
+
+def f1_split(rows: pd.DataFrame, better_config: str = "hybrid", base: str = "dense") -> tuple[set[str], set[str]]:
+    """The question ids whose F1 under `better_config` is above, and below, their F1 under `base`."""
+    f1 = rows.pivot(index="id", columns="config", values="f1")
+    return set(f1.index[f1[better_config] > f1[base]]), set(f1.index[f1[better_config] < f1[base]])
+
+
+def _ids(answer: object) -> set[str] | None:
+    """A list (or set) of ids as a set of strings; None when it is not one."""
+    if isinstance(answer, str) or not isinstance(answer, Iterable):
+        return None
+    return {str(item) for item in answer}
+
+
+@self_check
+def check_f1_split(better: object, worse: object, rows: pd.DataFrame) -> bool:
+    """Right when `better` and `worse` list the ids whose hybrid F1 is above, and below, the dense F1."""
+    if better is None or worse is None:
+        return not_yet(STUB_HINT)
+    got_better, got_worse = _ids(better), _ids(worse)
+    if got_better is None or got_worse is None:
+        return not_yet("give two lists of question ids (the `id` column of result.rows)")
+    up, down = f1_split(rows)
+    if (got_better, got_worse) == (up, down):
+        return verdict(True, f"hybrid raises F1 on {len(up)} questions and lowers it on {len(down)}; the rest tie.", "")
+    if (got_better, got_worse) == (down, up):
+        return not_yet("the two lists are swapped: `better` holds the ids where hybrid's F1 is the higher")
+    if got_better >= up and got_worse >= down:
+        return not_yet("ties are in a list: a question whose two F1 are equal is neither better nor worse")
+    which = "better" if got_better != up else "worse"
+    return not_yet(f"the `{which}` list is not right yet: compare the f1 of config 'hybrid' and 'dense' per id")
