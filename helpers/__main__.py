@@ -164,8 +164,7 @@ def _student_version(args: argparse.Namespace) -> int:
 
 def _nbgrader_course(args: argparse.Namespace) -> int:
     """Write an nbgrader course folder (source/<assignment>/, nbgrader_config.py) from the instructor notebooks."""
-    from helpers.classroom import ClassroomError
-    from helpers.classroom.grading import write_course
+    from helpers.classroom import ClassroomError, write_course
 
     wanted = [name.strip() for name in args.notebooks.split(",") if name.strip()] if args.notebooks else None
     try:

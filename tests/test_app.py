@@ -189,7 +189,8 @@ def test_the_ab_diff_marks_passages_only_in_a_only_in_b_and_in_both_with_their_r
     assert dict(zip(by_document.source, by_document["in"], strict=True)) == {
         "fees.md": BOTH, "capstone.md": BOTH, "faq.md": ONLY_B,
     }  # fmt: skip
-    assert list(by_document["rank in A"]) == [1, 3, MISSING]
+    assert list(by_document["rank in A"]) == [1, 3, MISSING] and set(by_document["passage"]) == {"(the document)"}
+    assert diff["passage"][0] == "text"  # where the passage is (no page or section here) and its first words
 
 
 def test_the_ab_view_says_whether_the_answers_are_equal_and_which_knobs_differ() -> None:
@@ -230,6 +231,10 @@ def test_the_knob_panel_reads_back_what_it_is_set_to_and_names_the_two_floors_ap
     assert "kit-knob-chunking" in panel.chunking._dom_classes and "kit-template" in panel.template.text._dom_classes
     panel.template.value = "{question} only"
     assert "needs {context}" in panel.template.message.value  # shown as it is typed
+    panel.defaults.click()
+    assert panel.value == Knobs() and "kit-knob-defaults" in panel.defaults._dom_classes
+    panel.set(Knobs(chunking="fixed", mode="long"))  # values no widget offers: said, not raised
+    assert panel.value == Knobs()
 
 
 def test_the_template_knob_reaches_the_prompt_and_the_refusal_floor_is_named(engine: AppEngine) -> None:
@@ -262,10 +267,12 @@ def test_the_widgets_run_ab_and_gold_mode_on_one_engine(engine: AppEngine) -> No
     app = ChatApp(engine, [FEE_GOLD])
     report = app.ask_gold("t-001", Knobs(retriever="dense", k=2, mode="short"))
     assert report is not None and app.question.value == FEE and "kit-gold-scores" in app.gold.result.value
+    assert app.turns == []  # a gold question stands alone: it does not join the chat
     assert "kit-floors" in app.sources.value and "refuse below 0.30" in app.sources.value
     pair = app.compare(b=Knobs(retriever="bm25", k=2, mode="short"))
     assert pair.a.answer is not None and pair.a.answer.cached  # A repeats the gold question: from the answer cache
     assert "kit-ab-sources" in app.ab.result.value and app.ab.result.value.count("kit-gold-scores") == 2
+    assert pair.gold is not None and pair._repr_html_().count("kit-gold-scores") == 2  # the cell shows them too
     assert app.ask_gold("no-such-id") is None and "no gold question" in app.status.value
 
 

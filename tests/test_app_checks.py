@@ -49,7 +49,8 @@ def test_shared_passages(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_separating_floor(capsys: pytest.CaptureFixture[str]) -> None:
     answerable, unanswerable = [hit("a", dense=0.62)], [hit("b", dense=0.41), hit("c", dense=0.2)]
-    assert check_separating_floor(0.5, answerable, unanswerable) and check_separating_floor(0.62, answerable, unanswerable)
+    assert check_separating_floor(0.5, answerable, unanswerable)
+    assert check_separating_floor(0.62, answerable, unanswerable)  # the best passage itself is kept (>=)
     for wrong, hint in ((0.7, "lower it"), (0.41, "raise it"), (0.1, "raise it"), ("high", "a number"), (None, "None")):
         assert not check_separating_floor(wrong, answerable, unanswerable)
         assert hint in said(capsys)

@@ -25,7 +25,7 @@ from helpers.classroom.student import NOTEBOOKS_DIR
 from helpers.evaluation.ablation import AblationResult
 from helpers.exercises.base import STRICT_ENV, CheckFailed
 from helpers.exercises.chunking import check_chunk_count
-from helpers.exercises.embedding import check_cosine
+from helpers.exercises.embedding import check_top_k
 from helpers.exercises.evaluation import check_surviving_gains
 from helpers.exercises.generation import check_guard_rule
 from helpers.exercises.rerank import check_maxsim
@@ -36,7 +36,7 @@ from helpers.retrieval import dedupe_by_source
 from helpers.types import Hit
 
 HELPERS = Path(__file__).resolve().parents[1] / "helpers"
-EXERCISED = ["02", "03", "04", "05", "06", "07", "08"]  # notebooks with at least one self-checking exercise
+EXERCISED = [f"{number:02d}" for number in range(12)]  # every notebook has a self-checking exercise
 CALL = re.compile(r"\b(check_\w+)\(")
 SOLUTION = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
 
@@ -89,27 +89,6 @@ def test_chunk_count(capsys, documents) -> None:
     assert_not_yet(capsys, check_chunk_count, {"chunks": answer}, **inputs, hint="'chunks'")
     assert_not_yet(capsys, check_chunk_count, seed_count, **inputs, hint="strategy's own sizes", hidden=hidden)
     assert_not_yet(capsys, check_chunk_count, answer + 7, **inputs, hint="too many", hidden=hidden)
-
-
-# --- notebook 03: cosine similarity ------------------------------------------------------------------------------
-
-
-def test_cosine(capsys) -> None:
-    def cosine_similarity(u: np.ndarray, v: np.ndarray) -> float:  # the instructor's solution
-        return float(u @ v / (np.linalg.norm(u) * np.linalg.norm(v)))
-
-    def stub(u: np.ndarray, v: np.ndarray) -> float:
-        raise NotImplementedError
-
-    assert_right(capsys, check_cosine, cosine_similarity)
-    assert_not_yet(capsys, check_cosine, None, hint="still None")
-    assert_not_yet(capsys, check_cosine, stub, hint="NotImplementedError")
-    assert_not_yet(capsys, check_cosine, 0.96, hint="should be a function")
-    assert_not_yet(capsys, check_cosine, lambda u, v: float(u @ v), hint="dot product")
-    assert_not_yet(capsys, check_cosine, lambda u, v: float(u @ v / np.linalg.norm(u)), hint="*both*")
-    assert_not_yet(capsys, check_cosine, lambda u, v: [float(u @ v)], hint="one number")
-    out = assert_not_yet(capsys, check_cosine, lambda u, v: 0.5)
-    assert "0.96" not in out and "0.5" not in out
 
 
 # --- notebook 04: disagreements at k = 10 ------------------------------------------------------------------------
@@ -275,21 +254,21 @@ def test_surviving_gains(capsys, ablation) -> None:
 
 
 def test_strict_mode_raises_and_lenient_mode_never_does(capsys, monkeypatch) -> None:
-    def crash(u: np.ndarray, v: np.ndarray) -> float:
+    def crash(matrix: np.ndarray, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         raise ZeroDivisionError("by hand")
 
-    assert check_cosine(crash) is False
+    assert check_top_k(crash) is False
     assert "ZeroDivisionError" in capsys.readouterr().out
     assert check_surviving_gains(["x"], object(), "em") is False  # a broken input is a "not yet", not a traceback
     assert "could not be checked" in capsys.readouterr().out
     monkeypatch.setenv(STRICT_ENV, "1")
     with pytest.raises(CheckFailed, match="Not yet"):
-        check_cosine(None)
+        check_top_k(None)
     with pytest.raises(CheckFailed, match="could not be checked"):
         check_surviving_gains(["x"], object(), "em")
     assert check_maxsim(lambda q, p: float((q @ p.T).max(axis=1).mean())) is True  # a right answer never raises
     monkeypatch.setenv(STRICT_ENV, "0")
-    assert check_cosine(None) is False
+    assert check_top_k(None) is False
 
 
 def test_notebooks_conftest_makes_nbval_strict() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from helpers.__main__ import main
 from helpers.classroom import BEGIN, MARKDOWN_STUB, STUB, ClassroomError, student_source, write_student_version
-from helpers.classroom.student import NOTEBOOKS_DIR
+from helpers.classroom.student import MARKDOWN_BEGIN, NOTEBOOKS_DIR
 
 SOLUTION = re.compile(re.escape(BEGIN) + r"(.*?)### END SOLUTION", re.S)
 
@@ -31,11 +31,14 @@ def test_the_student_version_keeps_no_solution_and_every_other_cell(tmp_path: Pa
         assert len(student.cells) == len(teacher.cells)
         for theirs, ours in zip(teacher.cells, student.cells, strict=True):
             if BEGIN in theirs.source:
-                assert BEGIN not in ours.source and STUB in ours.source
+                assert BEGIN not in ours.source
+                assert all(line in ours.source for line in STUB.splitlines())  # indented inside a function body
                 assert not _solution_lines(theirs.source) & {line.strip() for line in ours.source.splitlines()}
                 if ours.cell_type == "code":
                     ast.parse(ours.source)  # the stubbed cell is still Python
                 stubs += 1
+            elif MARKDOWN_BEGIN in theirs.source:  # a prose answer or an instructor's rubric
+                assert MARKDOWN_BEGIN not in ours.source and MARKDOWN_STUB in ours.source
             else:  # byte-identical source, type and metadata
                 fields = ("source", "cell_type", "metadata")
                 assert [ours[f] for f in fields] == [theirs[f] for f in fields], f"{path.name}: a cell changed"

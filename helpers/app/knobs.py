@@ -6,7 +6,8 @@ widget. The two floors are named apart: `drop_below` drops passages whose dense 
 before the prompt is built; `refuse_below` refuses without asking the model when the best passage is below it.
 `KnobPanel` lays the widgets out, each with a stable CSS class (`kit-knob-k`, `kit-knob-threshold` for "drop
 passages below cosine", `kit-knob-refuse`, `kit-knob-chunking`, `kit-template` …) for the browser test, reads
-them back (`value`) and sets them (`set`); the app has two of them, A and B.
+them back (`value`) and sets them (`set`; the `kit-knob-defaults` button sets the defaults it was made with); the
+app has two of them, A and B.
 What it leaves out: saving knob settings between sessions (the defaults come from `Settings`).
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 import ipywidgets as widgets
+from traitlets import TraitError
 
 from helpers.app.prompt_template import TemplateBox
 from helpers.config import CHUNK_STRATEGIES, RETRIEVERS, Settings
@@ -114,6 +116,8 @@ class KnobPanel:
         self.mode = _choice(MODES, "answer", "mode")
         self.chunking = _choice(CHUNK_STRATEGIES, "chunking", "chunking")
         self.template = TemplateBox(knobs.template)
+        self.defaults = _tagged(widgets.Button(description="defaults", tooltip="the configured knobs"), "defaults")
+        self.defaults.on_click(lambda _: self.set(knobs))
         self.set_facets(doc_types, terms)
         self.retriever.observe(self._sync_alpha, names="value")
         self.set(knobs)
@@ -137,11 +141,18 @@ class KnobPanel:
         return Knobs(**{**values, "doc_type": values["doc_type"] or ANY, "term": values["term"] or ANY})
 
     def set(self, knobs: Knobs) -> None:
-        """Turn every widget to the value `knobs` holds (a filter value the index lacks becomes "(any)")."""
+        """Turn every widget to the value `knobs` holds (a filter value the index lacks becomes "(any)").
+
+        A value a widget does not offer (`chunking="fixed"`) is said in one line and the widget keeps its own.
+        """
         for f in fields(Knobs):
             widget, value = getattr(self, f.name), getattr(knobs, f.name)
             unknown_facet = f.name in ("doc_type", "term") and value not in widget.options
-            widget.value = ANY if unknown_facet else value
+            try:
+                widget.value = ANY if unknown_facet else value
+            except TraitError:
+                offered = ", ".join(map(str, getattr(widget, "options", ()))) or "a value of its own type"
+                print(f"The knob {f.name} cannot be {value!r}; it offers {offered}. It stays {widget.value!r}.")
         self._sync_alpha()
 
     def widget(self) -> widgets.Widget:
@@ -149,7 +160,7 @@ class KnobPanel:
         rows = [
             widgets.HBox([self.k, self.retriever, self.alpha, self.drop_below]),
             widgets.HBox([self.rerank, self.multi_query, self.doc_type, self.term, self.model]),
-            widgets.HBox([self.mode, self.chunking, self.refuse_below]),
+            widgets.HBox([self.mode, self.chunking, self.refuse_below, self.defaults]),
             widgets.Accordion(children=[self.template.widget], titles=("Prompt template (the user turn)",)),
         ]
         return _tagged(widgets.VBox(rows), "panel")

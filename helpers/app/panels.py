@@ -52,9 +52,9 @@ class ABPanel:
         knobs = tagged(widgets.Box([self.knobs.widget()]), "kit-ab-knobs")
         return tagged(widgets.VBox([heading, knobs, widgets.HBox([self.run, self.copy]), self.result]), "kit-ab")
 
-    def show(self, pair: SideBySide, gold: tuple[GoldReport, GoldReport] | None) -> None:
-        """Put an A/B on screen, each side scored against the gold question when one is active."""
-        self.result.value = side_by_side_html(pair, gold)
+    def show(self, pair: SideBySide) -> None:
+        """Put an A/B on screen, each side scored against the gold question when it is one."""
+        self.result.value = side_by_side_html(pair, pair.gold)
 
 
 class GoldPanel:
@@ -87,11 +87,12 @@ class GoldPanel:
             self.choice.value = qid
         return self.questions.get(qid)
 
-    def show(self, turn: Turn) -> None:
-        """Score a turn against the active gold question and show the report (nothing without one)."""
+    def show(self, turn: Turn) -> GoldReport | None:
+        """Score a turn against the active gold question and show the report (nothing, and None, without one)."""
         gold = self.active(turn.question)
         self.last = gold_report(gold, turn) if gold is not None else None
         self.result.value = gold_html(self.last) if self.last is not None else ""
+        return self.last
 
     def reports(self, pair: SideBySide) -> tuple[GoldReport, GoldReport] | None:
         """Both sides of an A/B scored against the active gold question (None without one)."""

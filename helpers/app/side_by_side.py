@@ -35,6 +35,12 @@ def first_ranks(hits: Sequence[Hit], by: str) -> dict[str, tuple[int, Hit]]:
     return ranks
 
 
+def passage_text(hit: Hit, words: int = 12) -> str:
+    """Where a passage is and how it starts: "p. 4 · Fees: The application fee is …"."""
+    place, start = where(hit), " ".join(hit.text.split()[:words])
+    return (f"{place}: " if place != MISSING else "") + start + (" …" if len(hit.text.split()) > words else "")
+
+
 def source_diff(a: Sequence[Hit], b: Sequence[Hit], by: str = "chunk") -> pd.DataFrame:
     """One row per passage (or document) either side retrieved: its rank in A and in B, and where it is."""
     in_a, in_b = first_ranks(a, by), first_ranks(b, by)
@@ -44,12 +50,12 @@ def source_diff(a: Sequence[Hit], b: Sequence[Hit], by: str = "chunk") -> pd.Dat
         hit = (in_a.get(key) or in_b[key])[1]
         rows.append({
             "source": hit.source,
-            "page / section": where(hit) if by == "chunk" else "(document)",
+            "passage": passage_text(hit) if by == "chunk" else "(the document)",
             "rank in A": rank_a or MISSING,
             "rank in B": rank_b or MISSING,
             "in": BOTH if rank_a and rank_b else ONLY_A if rank_a else ONLY_B,
         })  # fmt: skip
-    return pd.DataFrame(rows, columns=["source", "page / section", "rank in A", "rank in B", "in"])
+    return pd.DataFrame(rows, columns=["source", "passage", "rank in A", "rank in B", "in"])
 
 
 def same_text(a: Turn, b: Turn) -> bool:
@@ -72,6 +78,7 @@ class SideBySide:
     knobs_b: Knobs
     a: Turn
     b: Turn
+    gold: tuple[GoldReport, GoldReport] | None = None  # both sides scored, when the question is a gold one
 
     @property
     def by(self) -> str:
@@ -94,7 +101,7 @@ class SideBySide:
         return {where_: int(found.get(where_, 0)) for where_ in (ONLY_A, ONLY_B, BOTH)}
 
     def _repr_html_(self) -> str:
-        return side_by_side_html(self)
+        return side_by_side_html(self, self.gold)
 
 
 def compare(engine: AppEngine, question: str, a: Knobs, b: Knobs, on_step: Callable[[str], None] = print) -> SideBySide:

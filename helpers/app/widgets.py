@@ -63,7 +63,7 @@ class ChatApp:
             widgets.HBox([self.question, self.ask_button, self.clear_button]),
             self.gold.picker,
             self.status,
-            self.knobs.widget(),
+            tagged(self.knobs.widget(), "kit-knobs-a"),
             self.answer,
             self.gold.result,
             self.sources,
@@ -123,10 +123,10 @@ class ChatApp:
         self.last = turn
         message = message_html(turn.status, turn.message) if turn.message else ""
         self.answer.value = message + (answer_html(turn.answer) if turn.answer is not None else "")
-        self.gold.show(turn)
+        gold = self.gold.show(turn)
         self.sources.value = floors_html(knobs, turn.hits) + sources_html(turn.hits, turn.answer)
         self.prompt.value = prompt_html(turn.answer, self.engine.budget)
-        if turn.answer is not None:
+        if turn.answer is not None and gold is None:  # a gold question stands alone: it does not join the chat
             self.turns += [{"role": "user", "content": turn.question}, {"role": "assistant", "content": turn.text}]
             self.history.value = "".join(
                 f"<p class='kit-turn-{t['role']}'><b>{t['role']}:</b> {html.escape(t['content'])}</p>"
@@ -149,7 +149,8 @@ class ChatApp:
             pair = compare(self.engine, self.question.value, self.knobs.value, self.ab.knobs.value, self.set_status)
         finally:
             self.ab.run.disabled = False
-        self.ab.show(pair, self.gold.reports(pair))
+        pair.gold = self.gold.reports(pair)
+        self.ab.show(pair)
         self.set_status(f"A/B: A {pair.a.status} ({pair.a.seconds:.1f} s), B {pair.b.status} ({pair.b.seconds:.1f} s)")
         return pair
 

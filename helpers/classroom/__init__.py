@@ -1,10 +1,13 @@
-"""The classroom: the student version of the notebooks (solutions replaced by stubs, outputs cleared).
+"""The classroom: the student version of the notebooks (solutions replaced by stubs, outputs cleared), and the
+same notebooks as an nbgrader course (solution, autograded-test and locked cells marked from the kit's conventions).
 
     >>> write_student_version("student")   # or: python -m helpers student-version student
+    >>> write_course("course")             # or: python -m helpers nbgrader-course course
 
-What it leaves out: grading (nbgrader does that on this very layout) and self-checking exercises.
+What it leaves out: the grading itself (nbgrader's commands run on the course) and the self-checks (exercises/).
 """
 
+from helpers.classroom.grading import nbgrader_notebook, write_course
 from helpers.classroom.student import (
     BEGIN,
     END,
@@ -22,7 +25,9 @@ __all__ = [
     "MARKDOWN_STUB",
     "STUB",
     "ClassroomError",
+    "nbgrader_notebook",
     "student_notebook",
     "student_source",
+    "write_course",
     "write_student_version",
 ]

@@ -221,11 +221,14 @@ def write_course(
     root = Path(root)
     if root.resolve() == Path(notebooks).resolve():
         raise ClassroomError(f"{root} is the instructor folder itself: choose another folder for the course")
+    paths = choose_notebooks(wanted, notebooks)
+    # every notebook is marked before one is written: a notebook in error leaves no half-written course
+    marked = [nbgrader_notebook(nbformat.read(path, as_version=4), path.stem) for path in paths]
     written = []
-    for path in choose_notebooks(wanted, notebooks):
+    for path, notebook in zip(paths, marked, strict=True):
         folder = root / "source" / (assignment or path.stem)
         folder.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nbgrader_notebook(nbformat.read(path, as_version=4), path.stem), folder / path.name)
+        nbformat.write(notebook, folder / path.name)
         written.append(folder / path.name)
     (root / "nbgrader_config.py").write_text(course_config(), encoding="utf-8")
     shutil.rmtree(root / "jupyter", ignore_errors=True)

@@ -6,6 +6,8 @@ Both systems answered the same questions, so compare them question by question (
 3. the 95 % confidence interval is the 2.5th and 97.5th percentile of those means;
 4. p (one-sided, the CMU/LTI system's method) = share of draws whose mean difference is <= 0, i.e. how often the
    claimed improvement vanishes when the question set is redrawn; the two-sided p doubles the smaller tail.
+Steps 1–2 are the slot "bootstrap" (`resampled_mean_differences`; a student's function replaces it through
+`helpers.mechanisms.use`); `paired_bootstrap` drops the pairs with a missing score and reads 3–4 off its output.
 What it leaves out: corrections for many comparisons (an ablation table makes several) and non-mean metrics.
 """
 
@@ -15,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from helpers.mechanisms import chosen
 
 RESAMPLES = 10_000
 
@@ -37,6 +41,16 @@ class BootstrapResult:
         )
 
 
+def resampled_mean_differences(
+    a: np.ndarray, b: np.ndarray, resamples: int = RESAMPLES, seed: int = 0
+) -> np.ndarray:
+    """The kit's "bootstrap" slot: mean(b - a) of each of `resamples` seeded redraws of the pairs, with replacement."""
+    diffs = b - a
+    rng = np.random.default_rng(seed)
+    indices = rng.integers(0, len(diffs), size=(resamples, len(diffs)))  # one row of question indices per redraw
+    return diffs[indices].mean(axis=1)
+
+
 def paired_bootstrap(
     baseline: Sequence[float], system: Sequence[float], resamples: int = RESAMPLES, seed: int = 0
 ) -> BootstrapResult:
@@ -44,14 +58,14 @@ def paired_bootstrap(
     a, b = np.asarray(baseline, dtype=float), np.asarray(system, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"paired scores need the same questions: {a.shape} vs {b.shape}")
-    diffs = (b - a)[~(np.isnan(a) | np.isnan(b))]
+    paired = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[paired], b[paired]
+    diffs = b - a
     if len(diffs) == 0:
         nan = float("nan")
         return BootstrapResult(nan, nan, nan, nan, nan, 0)
-    # 1–2. resample question indices, with replacement, and average the differences of each resample
-    rng = np.random.default_rng(seed)
-    indices = rng.integers(0, len(diffs), size=(resamples, len(diffs)))
-    means = diffs[indices].mean(axis=1)
+    # 1–2. resample question indices, with replacement, and average the differences of each resample (the slot)
+    means = np.asarray(chosen("bootstrap", resampled_mean_differences)(a, b, resamples, seed), dtype=float)
     # 3. the percentile interval; 4. how often the improvement is gone (<= 0), and the two-sided version
     low, high = np.percentile(means, [2.5, 97.5])
     p_le, p_ge = float(np.mean(means <= 0)), float(np.mean(means >= 0))

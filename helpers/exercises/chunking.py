@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import re
 from collections.abc import Callable, Sequence
 
 from llama_index.core import Document
@@ -35,20 +36,33 @@ GAIN_TOLERANCE = 0.0015  # the table rounds recall to 3 decimals
 
 def split_cases(documents: Sequence[Document] = ()) -> list[SplitCase]:
     """Hand-made texts that each test one rule, then the longest documents at each of SIZES."""
-    paragraph = "Fees are due in week two. Late fees apply after that."
-    sentences = " ".join(f"Rule {i} says one thing." for i in range(12))
+    sentences = [f"Rule {i} of the handbook is about topic {i * 7 % 10}." for i in range(1, 25)]
+    paragraphs = [" ".join(sentences[i : i + 2]) for i in range(0, 12, 2)]
     cases = [
         ("an empty text", "", 100, 10),
         ("a blank text", "  \n\n  ", 100, 10),
         ("a text that fits in one chunk", "  The application fee is $90.  ", 100, 10),
-        ("paragraphs, no overlap", "\n\n".join([paragraph] * 6), 120, 0),
-        ("lines and sentences with overlap", "\n".join([sentences] * 2), 100, 30),
+        ("a text a little longer than one chunk", " ".join(sentences[:4]), 100, 20),
+        ("paragraphs, no overlap", "\n\n".join(paragraphs), 120, 0),
+        ("lines and sentences with overlap", "\n".join([" ".join(sentences[:12]), " ".join(sentences[12:])]), 100, 30),
+        ("words with overlap", " ".join(f"word{i}" for i in range(40)), 60, 20),
         ("a run of letters with no space", "abcdefghij" * 25, 60, 10),
     ]
     longest = sorted((d for d in documents if d.text.strip()), key=lambda d: -len(d.text))[:DOCUMENTS_CHECKED]
     for document in longest:
         cases += [(f"the document {document.metadata.get('source', '?')}", document.text, *sizes) for sizes in SIZES]
     return cases
+
+
+def _lost_sentence(text: str, chunks: Sequence[str], size: int) -> bool:
+    """Whether a sentence or line of `text` short enough to sit in one chunk is in none of `chunks`."""
+    sentences = [part.strip() for part in re.split(r"(?<=\.) |\n", text) if 12 <= len(part.strip()) <= size // 2]
+    return any(not any(sentence in chunk for chunk in chunks) for sentence in sentences)
+
+
+def _mean_length(chunks: Sequence[str]) -> float:
+    """The mean number of characters of a chunk (0 for no chunks)."""
+    return sum(map(len, chunks)) / len(chunks) if chunks else 0.0
 
 
 def _shares_text(first: str, second: str, probe: int = 12) -> bool:
@@ -68,30 +82,31 @@ def _split_slip(case: SplitCase, got: list[str], expected: list[str]) -> str:
     where = f"on {name} (size={size}, overlap={overlap})"
     if not text.strip():
         return f"{where}: a text with nothing but whitespace has no chunks — return an empty list"
-    if size != SIZES[0][0] and got == recursive_split(text, *SIZES[0]):
+    if size != SIZES[0][0] and got == recursive_split(text, *SIZES[0]) and len(got) > 1:
         return f"{where}: your chunks are the ones for size 500, overlap 50 — use the `size` and `overlap` arguments"
     too_long = [chunk for chunk in got if len(chunk) > size]
-    if too_long and len(got) == 1:
-        return f"{where}: one chunk of {len(got[0])} characters — a text longer than `size` must be split"
     if too_long and " " not in text:
         return f"{where}: a chunk is longer than `size` — with no separator left, cut into single characters ('')"
+    if too_long and len(got) == 1:
+        return f"{where}: one chunk of {len(got[0])} characters — split every text longer than `size` (the argument)"
     if too_long:
         return f"{where}: a chunk is longer than `size` — cut a piece that is still too long with the next separator"
     if any(chunk != chunk.strip() for chunk in got):
         return f"{where}: strip the whitespace from both ends of each chunk"
     if any(not chunk for chunk in got):
         return f"{where}: an empty chunk — drop chunks that are empty after stripping"
-    words = " ".join(got)
-    if " " in text and any(word not in words for word in text.split()):
+    if len(got) > len(expected) and _mean_length(got) < 0.8 * _mean_length(expected):
+        return f"{where}: more, shorter chunks than needed — glue neighbouring pieces while they fit in `size`"
+    if _lost_sentence(text, got, size):
         return f"{where}: some of the text is in no chunk — keep every part (and its separator), and the last window"
     if overlap and _overlapping_pairs(expected) and not _overlapping_pairs(got):
         return f"{where}: neighbours share no text — begin the next window with its last ≤ `overlap` characters"
     if not overlap and _overlapping_pairs(got) > _overlapping_pairs(expected):
         return f"{where}: chunks repeat text although overlap is 0 — empty the window when a chunk is full"
     if len(got) > len(expected):
-        return f"{where}: more, shorter chunks than needed — glue neighbouring pieces while they fit in `size`"
+        return f"{where}: more chunks than the kit's — when a chunk is full, keep at most `overlap` characters of it"
     if len(got) < len(expected):
-        return f"{where}: fewer chunks than expected — does your window keep more than `overlap` characters?"
+        return f"{where}: fewer chunks than the kit's — glue a piece to the window only while the window fits `size`"
     first = next(i for i, (a, b) in enumerate(zip(got, expected, strict=True)) if a != b)
     return (
         f"{where}: your chunk {first + 1} differs from the kit's — cut at the coarsest separator first (blank line,"

@@ -1,22 +1,252 @@
-"""The self-check of notebook 07's exercise: a guard rule that stops a new attack and flags no real question.
+"""The self-checks of notebook 07: the prompt builder, the budget fitter, a guard rule, and the halved budget.
 
+`check_prompt(build_prompt, passages)` and `check_budget(fit_passages, passages)` call the student's function
+(the slots "prompt" and "budget", `helpers.mechanisms`) on small made-up cases, each with one trap (no
+passages, line breaks inside a passage, eleven passages; no room, a piece too small to keep, a long passage
+first, a word counter instead of the tokenizer), then on real passages, and compare with the kit's reference
+(`numbered_prompt`, `fit_passages`); a wrong result is named by the slip it looks like — numbering from 0, white
+space not collapsed, the label's tokens not counted, a passage dropped instead of cut, skipping on past a passage
+that does not fit — never by printing the expected text.
+`check_kept_chunks(answer, questions, retrieve, tight, budget)` counts the chunks that reach the reader under the
+`tight` budget, the way `generate_answer` fits them, and recognises the count under the full `budget`, of every
+retrieved chunk, and of the whole chunks only.
 `check_guard_rule(rule, attack)` runs the input guard with the shipped rules plus the student's `guard.Rule`
 on the attack (it must be blocked, and by this rule: the shipped ones let it through), then the rule alone on
 every benign question of `guard_eval` (a second or two of regular expressions, no model). It says which part
 fails — a rule of the wrong type, a pattern that does not compile, the attack still answered, benign questions
 flagged (a few are quoted: they are the data to read, not the answer) — and never prints a pattern.
-What it leaves out: attacks worded differently from the one given, which only more test data would cover.
+What it leaves out: attacks worded differently from the one given, which only more test data would cover, and
+how F1 moves under the tight budget (the exercise's prose half).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from itertools import zip_longest
 
-from helpers.exercises.base import not_yet, self_check, verdict
+from helpers.exercises.base import (
+    STUB_HINT,
+    as_count,
+    call_student,
+    function_problem,
+    not_yet,
+    self_check,
+    verdict,
+)
 from helpers.generation import guard
+from helpers.generation.budget import (
+    CUT_MARK,
+    LABEL_TOKENS,
+    MIN_PIECE_TOKENS,
+    TokenBudget,
+    count_tokens,
+    cut_to_tokens,
+    fit_context,
+    fit_passages,
+)
+from helpers.generation.prompts import build_messages, numbered_prompt
 from helpers.lab.guard import flagged_benign
+from helpers.types import Hit
 
 QUOTED = 2  # benign questions quoted when the rule flags some
+
+# --- the prompt builder (the slot "prompt") ---------------------------------------------------------------------
+
+PromptCase = tuple[str, str, list[str]]  # (what the case tests, question, passages)
+
+
+def prompt_cases(real: Sequence[str] = ()) -> list[PromptCase]:
+    """Small made-up cases, each with one trap, then the real passages (if any)."""
+    cases = [
+        ("two passages", "How much is the lab fee?", ["Each lab course charges $40.", "The library opens at 8 am."]),
+        ("one passage", "When does the gym open?", ["The gym opens at 6 am on weekdays."]),
+        ("passages with line breaks and runs of spaces", "Who teaches ADS 530?",
+         ["ADS 530 is taught\nby  Dr. Lee.\n\n", "  Office hours:\tMondays, 2-4 pm. "]),
+        ("no passages at all", "What is the application fee?", []),
+        ("eleven passages", "Which room is on floor 2?", [f"Room {n} is on floor {n % 3}." for n in range(1, 12)]),
+    ]  # fmt: skip
+    if real:
+        cases.append(("the real passages", "How much is the application fee for the MS program?", list(real)))
+    return cases
+
+
+def prompt_slip(got: str, question: str, passages: list[str]) -> str:
+    """What a message that is not the kit's layout gets wrong, in words (never the expected message)."""
+    flat = [" ".join(text.split()) for text in passages]
+    if passages and "[0]" in got:
+        return "number the passages from 1 ([1], [2] …): the answer cites them by these numbers"
+    if passages and "[1]" not in got:
+        return "put each passage's number in square brackets before it, [1] first: the answer cites it"
+    if question not in got:
+        return "the question is missing from your message"
+    if not got.startswith("Context:\n"):
+        return "start the message with the line 'Context:'"
+    pairs = list(zip(passages, flat, strict=True))
+    missing = [n for n, (raw, text) in enumerate(pairs, 1) if text not in got and raw not in got]
+    if missing:
+        return f"the text of passage [{missing[0]}] is missing"
+    if any(raw != text and text not in got for raw, text in pairs):
+        return "collapse the white space inside each passage to single spaces (line breaks and tabs too)"
+    if len(passages) > 1 and f"{flat[0]}\n\n[2]" not in got:
+        return "separate the passages with a blank line, and write each as '[n] text' on one line"
+    if not got.endswith(f"\n\nQuestion: {question}"):
+        return "end with a blank line and then 'Question: ' and the question (the kit adds the instruction after it)"
+    if not passages:
+        return "with no passages, keep the layout: the 'Context:' line, the empty context, a blank line, the question"
+    lines = zip_longest(got.splitlines(), numbered_prompt(question, passages).splitlines())
+    line = next((n for n, (mine, kit) in enumerate(lines, 1) if mine != kit), 1)
+    return f"line {line} of your message is not in the layout described above: print your message and compare"
+
+
+@self_check
+def check_prompt(function: object, passages: Sequence[str] = ()) -> bool:
+    """Right when `function(question, passages)` is the kit's user message (before the instruction) on every case."""
+    problem = function_problem(function, "build_prompt")
+    if problem:
+        return not_yet(problem)
+    for what, question, case in prompt_cases(passages):
+        got, error = call_student(function, question, list(case))  # type: ignore[arg-type]
+        if error:
+            return not_yet(f"{error} (with {what})")
+        if not isinstance(got, str):
+            return not_yet(f"return the message as one string, got a {type(got).__name__}")
+        if got != numbered_prompt(question, case):
+            return not_yet(f"with {what}: {prompt_slip(got, question, case)}")
+    return verdict(True, "your messages are the kit's on every case, real passages included.", "")
+
+
+# --- fitting passages to a token budget (the slot "budget") -----------------------------------------------------
+
+Counter = Callable[[str], int]
+BudgetCase = tuple[str, list[str], int, Counter]  # (what the case tests, passages, room, count)
+
+
+def count_words(text: str) -> int:
+    """A counter that is not the tokenizer: the words of `text` (the check passes it as `count`)."""
+    return len(text.split())
+
+
+def budget_cases(real: Sequence[str] = ()) -> list[BudgetCase]:
+    """Made-up passages counted in words, each case with one trap, then real passages counted in tokens."""
+    toy = [" ".join([f"w{n}"] * 50) for n in range(4)]  # four passages of 50 words, best first
+    whole = 50 + LABEL_TOKENS
+    long_first = [" ".join(["long"] * 300), " ".join(["short"] * 20)]
+    cases = [
+        ("no passages", [], 500, count_words),
+        ("room for every passage", toy, 1000, count_words),
+        ("no room at all", toy, 0, count_words),
+        ("room for exactly two passages with their labels", toy, 2 * whole, count_words),
+        ("room for two passages and a useful piece of the third", toy, 2 * whole + LABEL_TOKENS + 46, count_words),
+        ("room for two passages and a piece of the third too small to keep", toy, 2 * whole + 20, count_words),
+        ("a long passage first, a short one after it", long_first, 100, count_words),
+        ("a long passage first and little room", long_first, 30, count_words),
+    ]
+    cases += [(f"real passages in {room} tokens", list(real), room, count_tokens) for room in (0, 150, 300, 600, 1500)]
+    return cases if real else cases[:8]
+
+
+def fit_variant(
+    passages: list[str], room: int, count: Counter, label: int = LABEL_TOKENS, piece_label: bool = True,
+    cut: bool = True, piece: int = MIN_PIECE_TOKENS, stop: bool = True,
+) -> list[str]:  # fmt: skip
+    """The fitting with one of the usual slips switched on (all off: the kit's), to recognise a wrong answer."""
+    kept: list[str] = []
+    used = 0
+    for text in passages:
+        cost = count(text) + label
+        if used + cost <= room:
+            kept.append(text)
+            used += cost
+            continue
+        left = room - used - (label if piece_label else 0)
+        if cut and left >= max(piece, 1):
+            kept.append(cut_to_tokens(text, left))
+            used = room
+        if stop:
+            break
+    return kept
+
+
+SLIPS: list[tuple[dict, str]] = [
+    ({"label": 0, "piece_label": False}, f"a numbered passage costs its tokens plus {LABEL_TOKENS} for its '[n] ' "
+     "label and the blank line (LABEL_TOKENS): count those too"),
+    ({"piece_label": False}, "the cut piece is numbered too: the room for it is what is left minus LABEL_TOKENS"),
+    ({"cut": False}, "the first passage that does not fit whole should be cut to the room left (cut_to_tokens) "
+     "when at least MIN_PIECE_TOKENS remain, not dropped"),
+    ({"piece": 0}, "a cut piece shorter than MIN_PIECE_TOKENS is noise: drop it instead"),
+    ({"cut": False, "stop": False}, "stop at the first passage that does not fit: a lower-ranked passage must not "
+     "take the place of a better one"),
+    ({"stop": False}, "stop after the first passage that does not fit (cut or not): the rest are dropped"),
+]  # fmt: skip
+
+
+def budget_slip(got: object, passages: list[str], room: int, count: Counter) -> str:
+    """What a fitting that is not the kit's gets wrong, in words (never the expected passages)."""
+    if not isinstance(got, list) or not all(isinstance(text, str) for text in got):
+        return f"return a list of the passages' texts (str), got {type(got).__name__}"
+    for changes, message in SLIPS:
+        if got == fit_variant(passages, room, count, **changes):
+            return message
+    for other in (count_tokens, len):
+        if other is not count and got == fit_passages(passages, room, other):
+            return "count with the `count` function you are given, not another counter"
+    if sum(count(text) + LABEL_TOKENS for text in got) > room:
+        return "your passages and their labels take more than `room` tokens"
+    whole = [text for text in got if not text.endswith(CUT_MARK)]
+    if whole != passages[: len(whole)]:
+        return "keep the passages whole and in rank order, best first, and cut only the last one kept"
+    return "walk the passages best first: keep each that fits whole, cut the first that does not, then stop"
+
+
+@self_check
+def check_budget(function: object, passages: Sequence[str] = ()) -> bool:
+    """Right when `function(passages, room, count)` keeps what the kit's `fit_passages` keeps on every case."""
+    problem = function_problem(function, "fit_passages")
+    if problem:
+        return not_yet(problem)
+    for what, case, room, count in budget_cases(passages):
+        got, error = call_student(function, list(case), room, count)  # type: ignore[arg-type]
+        if error:
+            return not_yet(f"{error} (with {what})")
+        if got != fit_passages(list(case), room, count):
+            return not_yet(f"with {what}: {budget_slip(got, list(case), room, count)}")
+    return verdict(True, "your fitting keeps, cuts and drops what the kit's does on every case.", "")
+
+
+# --- a tight budget: how many chunks reach the reader -------------------------------------------------------------
+
+
+def reader_chunks(question: str, hits: Sequence[Hit], budget: TokenBudget, mode: str = "short") -> list[Hit]:
+    """The hits `generate_answer` gives the reader for `question` under `budget` (what is left after the prompt)."""
+    fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], mode))
+    return fit_context(hits, budget.context_room(fixed))
+
+
+@self_check
+def check_kept_chunks(
+    answer: object, questions: Sequence[str], retrieve: Callable[[str], list[Hit]], tight: TokenBudget,
+    budget: TokenBudget,
+) -> bool:  # fmt: skip
+    """Right when `answer` is the number of chunks that reach the reader over `questions` under the `tight` budget."""
+    if answer is None:
+        return not_yet(STUB_HINT)
+    count = as_count(answer)
+    if count is None:
+        return not_yet(f"the answer is a whole number of chunks, got {answer!r}")
+    retrieved = {question: retrieve(question) for question in questions}
+    kept = [reader_chunks(question, hits, tight) for question, hits in retrieved.items()]
+    expected = sum(len(hits) for hits in kept)
+    if count == expected:
+        return verdict(True, f"that many chunks reach the reader over {len(questions)} questions under the tight "
+                       "budget.", "")  # fmt: skip
+    if count == sum(len(reader_chunks(question, hits, budget)) for question, hits in retrieved.items()):
+        return not_yet("that is the count under the full budget: pass budget= the tight one")
+    if count == sum(len(hits) for hits in retrieved.values()):
+        return not_yet("that counts every retrieved chunk; count those the reader got (len(answer.hits))")
+    if count == sum(1 for hits in kept for hit in hits if not hit.text.endswith(CUT_MARK)):
+        return not_yet("the chunk cut to fit reaches the reader too: count it")
+    return not_yet("add up len(answer.hits) over the answers given under the tight budget")
 
 
 @self_check

@@ -25,13 +25,436 @@ import numpy as np
 
 from helpers.corpus import Question
 from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
-from helpers.metrics import RetrievalScores, evaluate_retrieval, recall_at_k, relevance_labels
+from helpers.lab.retrieval import evaluate
+from helpers.metrics import RetrievalScores, recall_at_k, relevance_labels
 from helpers.retrieval.base import Retriever
 from helpers.retrieval.bm25 import bm25_scores
 from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
 from helpers.retrieval.hybrid import min_max_fusion, rrf_scores
 from helpers.retrieval.postprocess import dedupe_by_source
 from helpers.types import Hit
+
+# --- exercise 1: BM25 by hand (the slot "bm25") -------------------------------------------------------------------
+
+BM25Function = Callable[[list[str], list[list[str]], float, float], Any]
+TOY_DOCUMENTS = [
+    ["ads530", "machine", "learning", "meets", "mdc120", "tuesdays"],
+    ["ads510", "data", "engineering", "meets", "mdc110", "mondays"],
+    ["fee", "530", "paid", "mdc", "front", "desk", "fee", "deadline", "fee"],
+    ["capstone", "studio", "teams", "three", "five", "students", "capstone", "sponsor", "project", "report", "week"],
+]  # fmt: skip
+BM25Case = tuple[str, list[str], list[list[str]], float, float]
+
+
+def bm25_cases() -> list[BM25Case]:
+    """(what the case tests, query tokens, documents, k1, b): small made-up cases, each with a known trap."""
+    return [
+        ("a two-word query", ["ads530", "meets"], TOY_DOCUMENTS, 1.5, 0.75),
+        ("a query word repeated", ["fee", "fee", "capstone"], TOY_DOCUMENTS, 1.5, 0.75),
+        ("a word in half of the documents", ["meets"], TOY_DOCUMENTS, 1.5, 0.75),
+        ("a word no document has", ["zoom", "fee"], TOY_DOCUMENTS, 1.5, 0.75),
+        ("b = 0 and k1 = 1.2", ["fee", "capstone"], TOY_DOCUMENTS, 1.2, 0.0),
+        ("b = 1 and k1 = 2", ["capstone", "mdc", "fee"], TOY_DOCUMENTS, 2.0, 1.0),
+        ("an empty query", [], TOY_DOCUMENTS, 1.5, 0.75),
+        ("no documents at all", ["fee"], [], 1.5, 0.75),
+    ]
+
+
+def bm25_variant(
+    query: list[str], documents: list[list[str]], k1: float, b: float, idf: str = "lucene",
+    times_k1_plus_1: bool = False, length: bool = True, saturate: bool = True, once: bool = False,
+) -> np.ndarray:  # fmt: skip
+    """BM25 with one of the usual slips switched on (all off: the kit's formula), to recognise a wrong answer."""
+    scores = np.zeros(len(documents))
+    lengths = np.array([len(document) for document in documents], dtype=float)
+    if not documents or not lengths.any():
+        return scores
+    counts = [Counter(document) for document in documents]
+    for token in dict.fromkeys(query) if once else query:
+        tf = np.array([count[token] for count in counts], dtype=float)
+        df = np.count_nonzero(tf)
+        if not df:
+            continue
+        ratio = (len(documents) - df + 0.5) / (df + 0.5)
+        weight = {"lucene": math.log(1 + ratio), "robertson": math.log(ratio)}.get(idf, math.log(len(documents) / df))
+        discount = k1 * ((1 - b + b * lengths / lengths.mean()) if length else 1.0)
+        part = np.divide(tf, tf + discount, out=np.zeros_like(tf), where=tf > 0) if saturate else tf
+        scores += weight * part * ((k1 + 1) if times_k1_plus_1 else 1.0)
+    return scores
+
+
+BM25_SLIPS: list[tuple[dict[str, Any], str]] = [
+    ({"times_k1_plus_1": True}, "off by the constant factor k1 + 1: the form bm25s uses (Lucene's) leaves it out of "
+     "the numerator"),
+    ({"idf": "robertson"}, "the idf is log(1 + (N − df + 0.5) / (df + 0.5)): without the 1 + a word in half the "
+     "documents weighs nothing, and a commoner one less than nothing"),
+    ({"idf": "plain"}, "BM25's idf is log(1 + (N − df + 0.5) / (df + 0.5)), not log(N / df)"),
+    ({"length": False}, "long documents are not discounted: k1 is multiplied by (1 − b + b · length / average length)"),
+    ({"saturate": False}, "a word's count should saturate — tf / (tf + k1 · …) — not count in full"),
+    ({"once": True}, "a query word that appears twice counts twice: loop over the query as given, not over a set"),
+]  # fmt: skip
+
+
+def _as_scores(got: object, count: int) -> tuple[np.ndarray, str | None]:
+    """The student's result as an array of `count` floats, or why it is not one."""
+    if isinstance(got, Mapping | str) or not hasattr(got, "__len__"):
+        return np.zeros(0), f"return one score per document (an array or a list of numbers), not a {type(got).__name__}"
+    try:
+        scores = np.asarray(got, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        return np.zeros(0), "return one score per document: a numpy array or a list of numbers"
+    if len(scores) != count:
+        return scores, f"{len(scores)} scores for {count} documents: return exactly one score per document"
+    return scores, None
+
+
+def _bm25_problem(function: BM25Function, name: str, query: list[str], documents: list[list[str]],
+                  k1: float, b: float) -> str | None:  # fmt: skip
+    """What is off with the student's BM25 on one case (None: right)."""
+    got, error = call_student(function, list(query), [list(d) for d in documents], k1, b)
+    if error:
+        return f"{error} (on {name})"
+    scores, problem = _as_scores(got, len(documents))
+    if problem:
+        return f"{problem} (on {name})"
+    if np.isnan(scores).any():
+        return f"some scores are NaN on {name}: a division by zero? A word no document has adds 0"
+    expected = bm25_scores(query, documents, k1, b)
+    if np.allclose(scores, expected, rtol=1e-6, atol=1e-9):
+        return None
+    for slip, hint in BM25_SLIPS:
+        wrong = bm25_variant(query, documents, k1, b, **slip)
+        if np.allclose(scores, wrong, rtol=1e-6, atol=1e-9) and not np.allclose(wrong, expected, rtol=1e-6):
+            return f"{hint} (on {name})"
+    return f"the scores differ from BM25 on {name}: check the idf, the saturating tf and the length discount"
+
+
+@self_check
+def check_bm25(function: BM25Function | None, retriever: Any = None, questions: Sequence[Question] = (),
+               how_many: int = 6) -> bool:  # fmt: skip
+    """Right when `function(query, documents, k1, b)` gives the kit's BM25 on made-up cases and real queries.
+
+    The real ones: the first `how_many` questions, tokenized by `retriever` (a BM25Retriever), over its chunks.
+    """
+    problem = function_problem(function, "bm25_scores")
+    if problem:
+        return not_yet(problem)
+    cases = bm25_cases()
+    if retriever is not None:
+        documents, tokenize = retriever.documents, retriever.tokenizer
+        cases += [(f"dev question {q.id} over the {len(documents)} chunks", tokenize(q.question), documents,
+                   retriever.k1, retriever.b) for q in list(questions)[:how_many]]  # fmt: skip
+    for case in cases:
+        problem = _bm25_problem(function, *case)  # type: ignore[arg-type]
+        if problem:
+            return not_yet(problem)
+    real = len(cases) - len(bm25_cases())
+    checked = f"{len(bm25_cases())} made-up cases" + (f" and {real} dev questions over the chunks" if real else "")
+    return verdict(True, f"your BM25 gives the kit's scores on {checked}.", "")
+
+
+# --- exercise 2: min-max fusion (the slot "fusion") ---------------------------------------------------------------
+
+Scores = dict[str, float]
+FusionFunction = Callable[[Scores, Scores, float], Any]
+TOY_DENSE: Scores = {"a": 0.82, "b": 0.75, "c": 0.40}
+TOY_SPARSE: Scores = {"b": 12.0, "d": 9.0, "a": 3.0}
+
+
+def fusion_cases() -> list[tuple[str, Scores, Scores, float]]:
+    """(what the case tests, dense scores, BM25 scores, alpha): small made-up cases."""
+    return [
+        ("the toy lists, alpha 0.6", TOY_DENSE, TOY_SPARSE, 0.6),
+        ("alpha 1 (dense only)", TOY_DENSE, TOY_SPARSE, 1.0),
+        ("alpha 0 (BM25 only)", TOY_DENSE, TOY_SPARSE, 0.0),
+        ("a BM25 list of one hit", TOY_DENSE, {"d": 7.5}, 0.5),
+        ("no BM25 hits at all", TOY_DENSE, {}, 0.5),
+        ("no hits on either side", {}, {}, 0.5),
+    ]
+
+
+def _scaled(scores: Scores, how: str) -> Scores:
+    """A wrong normalisation: none ("raw"), by the maximum only ("max"), or min-max with 0 for equal scores."""
+    values = list(scores.values())
+    if how == "raw" or not values:
+        return dict(scores)
+    low, high = min(values), max(values)
+    if how == "max":
+        return {key: value / high if high else 0.0 for key, value in scores.items()}
+    return {key: (value - low) / (high - low) if high > low else 0.0 for key, value in scores.items()}
+
+
+def fusion_slips(dense: Scores, sparse: Scores, alpha: float) -> dict[str, Scores]:
+    """What the usual wrong fusions give, each keyed by the hint that explains it."""
+
+    def weigh(d: Scores, s: Scores, a: float) -> Scores:
+        return {key: a * d.get(key, 0.0) + (1 - a) * s.get(key, 0.0) for key in d | s}
+
+    return {
+        "the scores are not min-max normalised: cosine and BM25 live on different scales, so scale each side to "
+        "[0, 1] first": weigh(_scaled(dense, "raw"), _scaled(sparse, "raw"), alpha),
+        "alpha weighs the dense side: alpha · dense + (1 − alpha) · BM25": min_max_fusion(dense, sparse, 1 - alpha),
+        "min-max subtracts the lowest score first: (s − min) / (max − min)":
+            weigh(_scaled(dense, "max"), _scaled(sparse, "max"), alpha),
+        "when all of a side's scores are equal (a single hit, say), each becomes 1.0, as in the kit's min_max":
+            weigh(_scaled(dense, "zero"), _scaled(sparse, "zero"), alpha),
+    }  # fmt: skip
+
+
+def _same_scores(got: Mapping[str, Any], expected: Scores) -> bool:
+    """Whether two id -> score maps hold the same ids and (within float error) the same scores."""
+    return set(got) == set(expected) and all(math.isclose(float(got[k]), v, abs_tol=1e-9) for k, v in expected.items())
+
+
+def _score_map_problem(got: object, expected: Scores, sides: Sequence[Scores], name: str) -> str | None:
+    """What is off with the shape of a fusion's answer: not a dict, ids missing or extra, not numbers, NaN."""
+    if not isinstance(got, Mapping):
+        return f"return a dict of id -> fused score, got a {type(got).__name__} (on {name})"
+    missing, extra = set(expected) - set(got), set(got) - set(expected)
+    if missing:
+        only_one = any(missing <= set(side) - set().union(*(set(o) for o in sides if o is not side)) for side in sides)
+        where = " — e.g. those only one side returned, which get 0 from the other" if only_one else ""
+        return f"{len(missing)} ids are missing on {name}: every id of every input gets a score{where}"
+    if extra:
+        return f"ids no input returned are in the answer on {name}: score only the ids you were given"
+    try:
+        values = [float(value) for value in got.values()]
+    except (TypeError, ValueError):
+        return f"the fused scores must be numbers (on {name})"
+    if any(math.isnan(value) for value in values):
+        return f"some fused scores are NaN on {name}: a division by zero? (all scores of a side equal → 1.0)"
+    return None
+
+
+def _fusion_problem(function: FusionFunction, name: str, dense: Scores, sparse: Scores, alpha: float) -> str | None:
+    """What is off with the student's fusion on one case (None: right)."""
+    got, error = call_student(function, dict(dense), dict(sparse), alpha)
+    if error:
+        return f"{error} (on {name})"
+    expected = min_max_fusion(dense, sparse, alpha)
+    problem = _score_map_problem(got, expected, (dense, sparse), name)
+    if problem or _same_scores(got, expected):  # type: ignore[arg-type]
+        return problem
+    for hint, wrong in fusion_slips(dense, sparse, alpha).items():
+        if _same_scores(got, wrong) and not _same_scores(wrong, expected):  # type: ignore[arg-type]
+            return f"{hint} (on {name})"
+    return f"the fused scores differ on {name}: min-max each side, then alpha · dense + (1 − alpha) · BM25"
+
+
+def real_score_maps(dense: Retriever, sparse: Retriever, questions: Sequence[Question],
+                    depth: int = 30) -> list[tuple[str, Scores, Scores]]:  # fmt: skip
+    """(question id, dense scores, BM25 scores) of each question's top `depth` on each side, as fusion gets them."""
+    maps = []
+    for question in questions:
+        d = {h.node_id: h.scores["dense"] for h in dense.retrieve(question.question, depth)}
+        s = {h.node_id: h.scores["sparse"] for h in sparse.retrieve(question.question, depth)}
+        maps.append((question.id, d, s))
+    return maps
+
+
+@self_check
+def check_min_max_fusion(function: FusionFunction | None, dense: Retriever | None = None,
+                         sparse: Retriever | None = None, questions: Sequence[Question] = (),
+                         how_many: int = 6) -> bool:  # fmt: skip
+    """Right when `function(dense, sparse, alpha)` gives the kit's min-max fusion on made-up and real score lists."""
+    problem = function_problem(function, "min_max_fusion")
+    if problem:
+        return not_yet(problem)
+    cases = fusion_cases()
+    if dense is not None and sparse is not None:
+        real = real_score_maps(dense, sparse, list(questions)[:how_many])
+        cases += [(f"the hits of dev question {qid}, alpha 0.5", d, s, 0.5) for qid, d, s in real]
+    for case in cases:
+        problem = _fusion_problem(function, *case)  # type: ignore[arg-type]
+        if problem:
+            return not_yet(problem)
+    real_count = len(cases) - len(fusion_cases())
+    checked = f"{len(fusion_cases())} made-up cases" + (f" and {real_count} dev questions' hits" if real_count else "")
+    return verdict(True, f"your fusion gives the kit's fused scores on {checked}.", "")
+
+
+# --- exercise 3: reciprocal rank fusion (the slot "rrf") ----------------------------------------------------------
+
+RRFFunction = Callable[[list[list[str]], int], Any]
+
+
+def rrf_cases() -> list[tuple[str, list[list[str]], int]]:
+    """(what the case tests, rankings, k): small made-up cases."""
+    return [
+        ("two rankings, k 60", [["a", "b", "c"], ["b", "d", "a"]], 60),
+        ("two rankings, k 1", [["a", "b", "c"], ["b", "d", "a"]], 1),
+        ("three rankings of different lengths, k 10", [["a"], ["c", "a", "e", "f"], ["f", "c"]], 10),
+        ("one ranking", [["x", "y"]], 60),
+        ("an empty ranking beside another", [[], ["p", "q"]], 60),
+        ("no rankings at all", [], 60),
+    ]
+
+
+def rrf_slips(rankings: list[list[str]], k: int) -> dict[str, Scores]:
+    """What the usual wrong RRFs give, each keyed by the hint that explains it."""
+
+    def fuse(term: Callable[[int], float], combine: Callable[[float, float], float]) -> Scores:
+        fused: Scores = {}
+        for ranking in rankings:
+            for rank, key in enumerate(ranking, start=1):
+                fused[key] = combine(fused[key], term(rank)) if key in fused else term(rank)
+        return fused
+
+    def add(a: float, b: float) -> float:
+        return a + b
+
+    return {
+        "ranks count from 1 (the best hit has rank 1): 1 / (k + rank)": fuse(lambda r: 1 / (k + r - 1), add),
+        "the constant k belongs in the denominator: 1 / (k + rank)": fuse(lambda r: 1 / r, add),
+        "a chunk in several rankings adds 1 / (k + rank) for each, not only its best":
+            fuse(lambda r: 1 / (k + r), max),
+        "a chunk in several rankings adds up its terms: the later ranking must not overwrite the earlier":
+            fuse(lambda r: 1 / (k + r), lambda a, b: b),
+    }  # fmt: skip
+
+
+def _rrf_problem(function: RRFFunction, name: str, rankings: list[list[str]], k: int) -> str | None:
+    """What is off with the student's RRF on one case (None: right)."""
+    got, error = call_student(function, [list(r) for r in rankings], k)
+    if error:
+        return f"{error} (on {name})"
+    expected = rrf_scores(rankings, k)
+    problem = _score_map_problem(got, expected, [dict.fromkeys(r, 0.0) for r in rankings], name)
+    if problem or _same_scores(got, expected):  # type: ignore[arg-type]
+        return problem
+    for hint, wrong in rrf_slips(rankings, k).items():
+        if _same_scores(got, wrong) and not _same_scores(wrong, expected):  # type: ignore[arg-type]
+            return f"{hint} (on {name})"
+    return f"the RRF scores differ on {name}: each id sums 1 / (k + rank) over the rankings that hold it"
+
+
+@self_check
+def check_rrf(function: RRFFunction | None, dense: Retriever | None = None, sparse: Retriever | None = None,
+              questions: Sequence[Question] = (), how_many: int = 6) -> bool:  # fmt: skip
+    """Right when `function(rankings, k)` gives the kit's reciprocal rank fusion on made-up and real rankings."""
+    problem = function_problem(function, "rrf_scores")
+    if problem:
+        return not_yet(problem)
+    cases = rrf_cases()
+    if dense is not None and sparse is not None:
+        real = real_score_maps(dense, sparse, list(questions)[:how_many])
+        cases += [(f"the rankings of dev question {qid}, k 60", [list(d), list(s)], 60) for qid, d, s in real]
+    for case in cases:
+        problem = _rrf_problem(function, *case)  # type: ignore[arg-type]
+        if problem:
+            return not_yet(problem)
+    real_count = len(cases) - len(rrf_cases())
+    checked = f"{len(rrf_cases())} made-up cases" + (f" and {real_count} dev questions' rankings" if real_count else "")
+    return verdict(True, f"your RRF gives the kit's scores on {checked}.", "")
+
+
+# --- exercise 4: the RRF constant ---------------------------------------------------------------------------------
+
+RRF_CONSTANTS = (10, 60, 100)
+
+
+def scores_by_rrf_k(make: Callable[[int], Retriever], questions: Sequence[Question],
+                    constants: Sequence[int] = RRF_CONSTANTS) -> dict[int, dict[str, float]]:  # fmt: skip
+    """recall@5 and MRR of the top 10 of `make(rrf_k)` for each constant, rounded as the notebook's table shows."""
+    rows = {}
+    for constant in constants:
+        mean = evaluate(make(constant), questions).mean()
+        rows[constant] = {"recall@5": round(float(mean["recall@5"]), 3), "mrr": round(float(mean["mrr"]), 3)}
+    return rows
+
+
+@self_check
+def check_best_rrf_k(answer: object, make: Callable[[int], Retriever], questions: Sequence[Question],
+                     constants: Sequence[int] = RRF_CONSTANTS) -> bool:  # fmt: skip
+    """Right when `answer` is the constant of `constants` with the best recall@5 on `questions` (ties: MRR)."""
+    if answer is None:
+        return not_yet(STUB_HINT)
+    choice = as_count(answer)
+    if choice is None:
+        return not_yet(f"the answer is one rrf_k, a whole number (not a label), got a {type(answer).__name__}")
+    if choice not in constants:
+        return not_yet(f"measure the constants the exercise names ({', '.join(map(str, constants))}) and pick one")
+    rows = scores_by_rrf_k(make, questions, constants)
+    top_recall = max(row["recall@5"] for row in rows.values())
+    tied = {k for k, row in rows.items() if row["recall@5"] == top_recall}
+    best = {k for k in tied if rows[k]["mrr"] == max(rows[t]["mrr"] for t in tied)}
+    if choice in best:
+        answerable = sum(1 for q in questions if q.evidence)
+        return verdict(True, f"rrf_k={choice} has the best recall@5 on these {answerable} questions with evidence.", "")
+    if choice in tied:
+        return not_yet("tied on recall@5 — the tie-break is MRR")
+    if rows[choice]["mrr"] == max(row["mrr"] for row in rows.values()):
+        return not_yet("that one has the best MRR; the exercise ranks by recall@5 and uses MRR only to break ties")
+    return not_yet("another constant finds more of the evidence in the top 5: compare the recall@5 column")
+
+
+# --- exercise 5: a question every retriever misses, and a synonym rule for it -------------------------------------
+
+
+@self_check
+def check_missed_by_all(answer: object, results: Mapping[str, RetrievalScores], k: int = 5) -> bool:
+    """Right when `answer` is the id of a dev question that every retriever of `results` misses in its top k."""
+    if answer is None:
+        return not_yet(STUB_HINT)
+    if not isinstance(answer, str):
+        return not_yet(f"give the question's id (a string, as in results[name].per_question['id']), got a "
+                       f"{type(answer).__name__}")  # fmt: skip
+    table = _recall_table(results, k)
+    if answer not in table:
+        return not_yet(f"{answer!r} is not a dev question with evidence: take an id from results[name].per_question")
+    finders = [name for name, recall in table[answer].items() if recall > 0]
+    if finders:
+        return not_yet(f"{len(finders)} of the {len(results)} retrievers find some of its evidence in their top {k} "
+                       f"(e.g. {finders[0]!r}): pick a question whose recall@{k} is 0 in every row")  # fmt: skip
+    return verdict(True, f"all {len(results)} retrievers miss the evidence of {answer} in their top {k}.", "")
+
+
+def _recall_table(results: Mapping[str, RetrievalScores], k: int) -> dict[str, dict[str, float]]:
+    """question id -> {retriever: recall@k}."""
+    table: dict[str, dict[str, float]] = {}
+    for name, scores in results.items():
+        frame = scores.per_question
+        for qid, recall in zip(frame["id"], frame[f"recall@{k}"], strict=True):
+            table.setdefault(str(qid), {})[name] = float(recall)
+    return table
+
+
+def _rule_problem(rule: object) -> str | None:
+    """Why `rule` is not a (phrase, words to add) pair of non-empty strings (None when it is)."""
+    if not isinstance(rule, tuple | list) or len(rule) != 2 or not all(isinstance(part, str) for part in rule):
+        return "the rule is a pair of strings: (the phrase a student writes, the words the documents use)"
+    if not all(part.strip() for part in rule):
+        return "both the phrase and the words to add need some text"
+    return None
+
+
+@self_check
+def check_synonym_rule(rule: object, question_id: object, questions: Sequence[Question], retriever: Retriever,
+                       k: int = 5) -> bool:  # fmt: skip
+    """Right when `rule` (phrase, words to add) fires on the question and, added to the synonym table, brings
+    some of its evidence into the top k of `retriever` with query expansion."""
+    if rule is None:
+        return not_yet(STUB_HINT)
+    problem = _rule_problem(rule)
+    if problem:
+        return not_yet(problem)
+    question = next((q for q in questions if q.id == question_id and q.evidence), None)
+    if question is None:
+        return not_yet("first find the question the rule is for (the id above): a dev question with evidence")
+    phrase, adds = (part.strip() for part in rule)  # type: ignore[union-attr]
+    if expand_query(question.question, {phrase: adds}) == question.question:
+        return not_yet("the rule does not change the question: its phrase must occur in it as whole words (any case), "
+                       "and the words to add must not be in it already")  # fmt: skip
+    hits = Expanded(retriever, load_synonyms() | {phrase: adds}).retrieve(question.question, k)
+    recall = recall_at_k(relevance_labels(hits, question.evidence), k, len(question.evidence))
+    if recall == 0:
+        return not_yet(f"the rule fires, but the evidence is still not in the top {k}: add the words the evidence "
+                       "itself uses (read question.evidence)")  # fmt: skip
+    return verdict(True, f"the rule fires on {question.id} and brings its evidence into the top {k} "
+                         f"(recall@{k} {recall:.2f}).", "")  # fmt: skip
+
+
+# --- exercise 6: dedupe by page ----------------------------------------------------------------------------------
 
 Dedupe = Callable[[Sequence[Hit]], list[Hit]]
 

@@ -6,13 +6,15 @@ in rank order (best first, numbered [1], [2] …, so the most relevant passage s
 small models look). Every chunk that fits goes in whole; the first one that does not is cut at a word
 boundary if a useful piece still fits (marked " …"), and the rest are dropped — so a truncation
 always loses the lowest-ranked text. Tokens are counted with tiktoken cl100k_base (the kit's tokenizer);
-the buffer absorbs the difference to the model's own tokenizer. What it leaves out: summarising chunks
+the buffer absorbs the difference to the model's own tokenizer. The fitting itself is the slot "budget"
+(`fit_passages` on the passages' texts; a student's function replaces it through `helpers.mechanisms.use`),
+and `fit_context` maps the texts it keeps back to their hits. What it leaves out: summarising chunks
 to fit, reordering for "lost in the middle".
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -20,9 +22,12 @@ from typing import Any
 import pandas as pd
 
 from helpers.config import GenerationSettings, LLMSettings, Settings
+from helpers.mechanisms import chosen
 from helpers.types import Hit
 
 MIN_PIECE_TOKENS = 40  # a truncated chunk shorter than this is noise: drop it instead
+LABEL_TOKENS = 4  # what numbering adds to a passage: its "[n] " label and the blank line after it
+CUT_MARK = " …"  # the end of a passage cut to fit
 
 
 @lru_cache(maxsize=1)
@@ -43,7 +48,7 @@ def cut_to_tokens(text: str, limit: int) -> str:
     if len(tokens) <= limit:
         return text
     head = _encoding().decode(tokens[: max(limit - 2, 0)])
-    return head.rsplit(" ", 1)[0] + " …"
+    return head.rsplit(" ", 1)[0] + CUT_MARK
 
 
 @dataclass(frozen=True)
@@ -66,22 +71,48 @@ class TokenBudget:
         return max(0, min(self.context, self.total - self.answer - self.buffer - fixed_tokens))
 
 
-def fit_context(hits: Sequence[Hit], room: int, min_piece: int = MIN_PIECE_TOKENS) -> list[Hit]:
-    """The hits that fit in `room` tokens, in rank order; the first that does not fit is cut, the rest dropped."""
-    kept: list[Hit] = []
+def fit_passages(passages: list[str], room: int, count: Callable[[str], int] = count_tokens) -> list[str]:
+    """The kit's "budget" slot: the passages that fit in `room` tokens (counted by `count`), in rank order.
+
+    The first passage that does not fit whole is cut (`cut_to_tokens`) when a useful piece remains; the rest go.
+    """
+    kept: list[str] = []
     used = 0
-    for hit in hits:
-        # 1. a numbered passage costs its text plus the "[n] " label and the blank line
-        cost = count_tokens(hit.text) + 4
+    for text in passages:
+        # 1. a numbered passage costs its text plus its label
+        cost = count(text) + LABEL_TOKENS
         if used + cost <= room:
-            kept.append(hit)
+            kept.append(text)
             used += cost
             continue
-        # 2. the first chunk that does not fit: keep its start if a useful piece remains, then stop
-        left = room - used - 4
-        if left >= min_piece:
-            kept.append(Hit(hit.node_id, cut_to_tokens(hit.text, left), hit.metadata, dict(hit.scores)))
+        # 2. the first passage that does not fit: keep its start if a useful piece remains, then stop
+        left = room - used - LABEL_TOKENS
+        if left >= MIN_PIECE_TOKENS:
+            kept.append(cut_to_tokens(text, left))
         break
+    return kept
+
+
+def _source_hit(text: str, hits: Sequence[Hit]) -> Hit | None:
+    """The hit a kept text comes from: the one with this text, else the one it is the start of (a cut)."""
+    exact = next((hit for hit in hits if hit.text == text), None)
+    stem = text.removesuffix(CUT_MARK)
+    return exact or next((hit for hit in hits if stem and hit.text.startswith(stem)), None)
+
+
+def fit_context(hits: Sequence[Hit], room: int) -> list[Hit]:
+    """The hits whose texts the "budget" slot keeps in `room` tokens, a cut text in a copy of its hit.
+
+    A kept text that is no hit's text nor the start of one is left out (it has no source to cite).
+    """
+    texts = chosen("budget", fit_passages)([hit.text for hit in hits], room, count_tokens)
+    remaining, kept = list(hits), []
+    for text in texts:
+        hit = _source_hit(text, remaining)
+        if hit is None:
+            continue
+        remaining.remove(hit)
+        kept.append(hit if hit.text == text else Hit(hit.node_id, text, hit.metadata, dict(hit.scores)))
     return kept
 
 

@@ -2,7 +2,9 @@
 
 Normalise (lower case, drop punctuation, drop the articles a/an/the, collapse white space), then
 EM = the strings are equal, F1 = harmonic mean of token precision and recall. With several reference
-answers a prediction gets its best score over them.
+answers a prediction gets its best score over them. The score against one reference is a slot
+(`helpers.mechanisms`: "exact_match", "f1"; the kit's `squad_exact_match`, `squad_f1`), so a student's own
+EM and F1 score every answer once `use`d; precision and recall stay the kit's.
 What it leaves out: semantic similarity and LLM judges (`helpers.evaluation.judge`, ragas).
 """
 
@@ -12,6 +14,8 @@ import re
 import string
 from collections import Counter
 from collections.abc import Sequence
+
+from helpers.mechanisms import chosen
 
 _PUNCTUATION = set(string.punctuation)
 
@@ -36,17 +40,30 @@ def _precision_recall_f1(prediction: str, reference: str) -> tuple[float, float,
     return precision, recall, 2 * precision * recall / (precision + recall)
 
 
+def squad_exact_match(prediction: str, reference: str) -> float:
+    """The kit's "exact_match" slot: 1.0 when the normalised strings are equal, else 0.0."""
+    return float(normalize_answer(prediction) == normalize_answer(reference))
+
+
+def squad_f1(prediction: str, reference: str) -> float:
+    """The kit's "f1" slot: token F1 of the normalised prediction against one normalised reference."""
+    return _precision_recall_f1(prediction, reference)[2]
+
+
 def exact_match(prediction: str, references: Sequence[str]) -> float:
-    """1.0 when the normalised prediction equals any normalised reference."""
-    return float(any(normalize_answer(prediction) == normalize_answer(r) for r in references))
+    """1.0 when the normalised prediction equals any normalised reference (the "exact_match" slot per reference)."""
+    match = chosen("exact_match", squad_exact_match)
+    return max((float(match(prediction, r)) for r in references), default=0.0)
 
 
 def f1_score(prediction: str, references: Sequence[str]) -> float:
-    """Best token F1 of the prediction against the references."""
-    return max((_precision_recall_f1(prediction, r)[2] for r in references), default=0.0)
+    """Best token F1 of the prediction against the references (the "f1" slot per reference)."""
+    f1 = chosen("f1", squad_f1)
+    return max((float(f1(prediction, r)) for r in references), default=0.0)
 
 
 def squad_scores(prediction: str, references: Sequence[str]) -> dict[str, float]:
-    """EM, F1, precision and recall (the F1-best reference's precision and recall)."""
+    """EM and F1 (the slots in force), precision and recall (of the reference the kit's F1 finds best)."""
     best = max((_precision_recall_f1(prediction, r) for r in references), key=lambda t: t[2], default=(0, 0, 0))
-    return {"em": exact_match(prediction, references), "f1": best[2], "precision": best[0], "recall": best[1]}
+    em, f1 = exact_match(prediction, references), f1_score(prediction, references)
+    return {"em": em, "f1": f1, "precision": best[0], "recall": best[1]}

@@ -99,7 +99,7 @@ def bm25_scores(query: list[str], documents: list[list[str]], k1: float = 1.5, b
 class BM25Retriever:
     """Keyword search: BM25 scores of every chunk, best first."""
 
-    REMEMBERED = 2048  # queries whose scores by a student's function are kept
+    REMEMBERED = 1024  # queries whose scores by a student's function are kept
 
     def __init__(
         self,

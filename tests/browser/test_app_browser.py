@@ -1,12 +1,17 @@
-"""A real browser drives the app: Voilà serves notebooks/09_app.ipynb, headless Chromium asks a question.
+"""A real browser drives the app: Voilà serves notebooks/09_app.ipynb, headless Chromium asks, then uses the bench.
 
 What it does: starts `voila` on 127.0.0.1 (its own process group, the repo's data dir, the configured model;
 KIT_BROWSER_LLM picks another — not the tiny SmolLM2 by default: measured, it rambles to the token limit and
 never cites, so it is slower here than the 0.5B Qwen, which answers in one sentence with [1]), opens the page in
-Debian's Chromium through Python Playwright (never `playwright install`), types a question, presses Ask, waits for the
-answer, and checks that the answer text, at least one numbered citation and the sources table appear. A
-screenshot goes to test-output/app_browser.png. Voilà gets SIGTERM (its kernels with it) at the end.
-What it leaves out: the knobs (tests/test_app.py covers them without a browser). It skips, saying why, when
+Debian's Chromium through Python Playwright (never `playwright install`). Voilà runs the whole notebook first, and
+its cells turn the knobs, so the test first presses "defaults" on knobs A and B. Then it
+1. types a question, presses Ask, and checks the answer text, a numbered citation and the sources table;
+2. picks a gold question in the dropdown, presses Ask, and reads the reference, whether the evidence reached the
+   reader and the answer's F1 in the gold panel;
+3. sets knobs B's retriever to bm25, presses "Compare A and B", and reads the A/B result: the knob that differs,
+   whether the answers are equal, each passage marked only in A / only in B / in both, both sides' gold scores.
+A screenshot goes to test-output/app_browser.png. Voilà gets SIGTERM (its kernels with it) at the end.
+What it leaves out: the other knobs (tests/test_app.py covers them without a browser). It skips, saying why, when
 Chromium, Playwright or Voilà is missing, or when another process holds the embedded Qdrant folder.
 """
 
@@ -21,10 +26,16 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+from helpers.app.gold_mode import question_label
 from helpers.config import REPO_ROOT, get_settings
+from helpers.corpus import load_gold
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -32,6 +43,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
 VOILA = Path(sys.executable).with_name("voila")
 OUTPUT = REPO_ROOT / "test-output"
 QUESTION = "What is the application fee?"
+GOLD_ID = "hb-023"  # a dev question the notebook's own cells do not pick (choosing it must change the dropdown)
+PLACES = {"only in A", "only in B", "in both"}
 PAGE_TIMEOUT_S = 420  # Voilà runs the whole notebook (index check, warm-up) before it shows the page
 ANSWER_TIMEOUT_S = 240
 
@@ -117,30 +130,87 @@ def voila_url() -> Iterator[str]:
         stop(process)
 
 
-def test_the_app_answers_in_a_real_browser(voila_url: str) -> None:
+def ask_a_question(page: Page) -> dict[str, object]:
+    """Type the question, press Ask, read the answer, its citations and the sources table."""
+    page.fill(".kit-question input", QUESTION)
+    page.click(".kit-ask")
+    page.wait_for_selector(".kit-answer .kit-answer-text, .kit-answer .kit-message", timeout=ANSWER_TIMEOUT_S * 1000)
+    page.wait_for_selector(".kit-sources .kit-sources-table", timeout=30_000)
+    return {
+        "messages": page.locator(".kit-answer .kit-message").all_inner_texts(),
+        "answer": page.inner_text(".kit-answer .kit-answer-text").strip(),
+        "citations": page.locator(".kit-answer .kit-citation").all_inner_texts(),
+        "rows": page.locator(".kit-sources .kit-sources-table tbody tr").count(),
+    }
+
+
+def ask_a_gold_question(page: Page) -> dict[str, str]:
+    """Pick the gold question in the dropdown (it fills the question box), press Ask, read the gold panel."""
+    gold = next(q for q in load_gold("dev") if q.id == GOLD_ID)
+    page.select_option(".kit-gold-question select", label=question_label(gold))
+    page.wait_for_function(
+        "text => document.querySelector('.kit-question input').value === text", arg=gold.question, timeout=30_000
+    )
+    page.click(".kit-ask")
+    report = page.locator(".kit-gold-result .kit-gold-report", has_text=GOLD_ID)
+    report.wait_for(timeout=ANSWER_TIMEOUT_S * 1000)
+    return {part: report.locator(f".kit-gold-{part}").inner_text() for part in ("reference", "evidence", "scores")}
+
+
+def compare_a_and_b(page: Page) -> dict[str, object]:
+    """Turn knobs B's retriever to bm25, press Compare, read the A/B result."""
+    page.select_option(".kit-ab-knobs .kit-knob-retriever select", "bm25")
+    page.click(".kit-ab-run")
+    result = page.locator(".kit-ab-result")
+    result.locator(".kit-ab-changes", has_text="retriever hybrid → bm25").wait_for(timeout=2 * ANSWER_TIMEOUT_S * 1000)
+    return {
+        "changes": result.locator(".kit-ab-changes").inner_text(),
+        "same": result.locator(".kit-ab-same").inner_text(),
+        "summary": result.locator(".kit-ab-summary").inner_text(),
+        "places": result.locator(".kit-ab-sources tbody tr td:last-child").all_inner_texts(),
+        "answers": [result.locator(f".kit-ab-answer-{side}").inner_text() for side in "ab"],
+        "gold_scores": result.locator(".kit-gold-scores").count(),
+    }
+
+
+def test_the_app_answers_and_runs_the_bench_in_a_real_browser(voila_url: str) -> None:
     from playwright.sync_api import sync_playwright
 
     start = time.monotonic()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS, timeout=60_000)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1400})
+            page = browser.new_page(viewport={"width": 1280, "height": 2400})
             page.set_default_timeout(60_000)
             page.goto(voila_url, timeout=PAGE_TIMEOUT_S * 1000)
             page.wait_for_selector(".kit-ask", timeout=PAGE_TIMEOUT_S * 1000)
-            page.fill(".kit-question input", QUESTION)
-            page.click(".kit-ask")
-            page.wait_for_selector(".kit-answer .kit-answer-text, .kit-message", timeout=ANSWER_TIMEOUT_S * 1000)
-            page.wait_for_selector(".kit-sources-table", timeout=30_000)
+            loaded = time.monotonic()
+            for panel in (".kit-knobs-a", ".kit-ab-knobs"):  # the notebook's cells turned the knobs
+                page.click(f"{panel} .kit-knob-defaults")
+            asked = ask_a_question(page)
+            answered = time.monotonic()
+            gold = ask_a_gold_question(page)
+            scored = time.monotonic()
+            ab = compare_a_and_b(page)
             page.locator(".kit-app").screenshot(path=str(OUTPUT / "app_browser.png"))
-            messages = page.locator(".kit-message").all_inner_texts()
-            assert not messages, f"the app showed a message instead of an answer: {messages}"
-            answer = page.inner_text(".kit-answer .kit-answer-text").strip()
-            citations = page.locator(".kit-citation").all_inner_texts()
-            rows = page.locator(".kit-sources-table tbody tr").count()
         finally:
             browser.close()
-    assert answer, "the answer text is empty"
-    assert citations and citations[0].startswith("["), f"no numbered citation under the answer {answer!r}"
-    assert rows >= 1, "the sources table has no rows"
-    print(f"answer {answer!r}, {len(citations)} citation(s), {rows} sources in {time.monotonic() - start:.1f} s")
+    assert not asked["messages"], f"the app showed a message instead of an answer: {asked['messages']}"
+    assert asked["answer"], "the answer text is empty"
+    citations = asked["citations"]
+    assert citations and citations[0].startswith("["), f"no numbered citation under the answer {asked['answer']!r}"
+    assert asked["rows"] >= 1, "the sources table has no rows"
+    assert "$350" in gold["reference"], f"the gold panel shows another reference: {gold['reference']!r}"
+    evidence = gold["evidence"]
+    assert "Evidence reached the reader?" in evidence and ("Yes:" in evidence or "No:" in evidence), evidence
+    assert "F1" in gold["scores"] and "EM" in gold["scores"], f"no EM/F1 in the gold panel: {gold['scores']!r}"
+    assert ab["changes"].strip().endswith("retriever hybrid → bm25"), ab["changes"]
+    assert ab["same"] in ("The two answers are the same text.", "The two answers differ."), ab["same"]
+    assert ab["places"] and set(ab["places"]) <= PLACES, f"A/B rows not marked only in A/B or in both: {ab['places']}"
+    assert all(answer.strip() for answer in ab["answers"]) and ab["gold_scores"] == 2, ab
+    end = time.monotonic()
+    print(
+        f"page {loaded - start:.1f} s, answer {answered - loaded:.1f} s ({len(citations)} citations, "
+        f"{asked['rows']} sources), gold {scored - answered:.1f} s ({gold['scores']!r}), A/B {end - scored:.1f} s "
+        f"({ab['summary']!r}, {ab['same']!r})"
+    )
