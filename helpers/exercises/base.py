@@ -14,8 +14,10 @@ from __future__ import annotations
 import functools
 import numbers
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
+
+import numpy as np
 
 STRICT_ENV = "KIT_STRICT_CHECKS"
 STUB_HINT = "the answer is still None: write your code in the exercise cell above, run it, then run this cell again"
@@ -74,6 +76,52 @@ def as_count(answer: object) -> int | None:
     return int(value) if value.is_integer() else None
 
 
+def answer_problem(
+    answer: object, kind: type | tuple[type, ...], what: str, mistaken: Sequence[tuple[type, str]] = ()
+) -> str | None:
+    """Why `answer` is not yet one to compare (None when it is): still None, one of the `mistaken` types (said by
+    its message), or no `kind` ("the answer should be `what`, got a …"; True and False count as no number)."""
+    if answer is None:
+        return STUB_HINT
+    for wrong_type, message in mistaken:
+        if isinstance(answer, wrong_type):
+            return message
+    if isinstance(answer, bool) or not isinstance(answer, kind):
+        return f"the answer should be {what}, got a {type(answer).__name__}"
+    return None
+
+
+def as_choice(answer: object, choices: Sequence[int], one: str, unmeasured: str) -> tuple[int, str | None]:
+    """(`answer` as a whole number, None) when it is one of the measured `choices`, else (0, what is off).
+
+    Off: still None; no whole number ("`one`, got a …"); a number the table does not have (`unmeasured`, its
+    "{choices}" filled in with the choices).
+    """
+    if answer is None:
+        return 0, STUB_HINT
+    choice = as_count(answer)
+    if choice is None:
+        return 0, f"{one}, got a {type(answer).__name__}"
+    if choice not in choices:
+        return 0, unmeasured.format(choices=", ".join(map(str, choices)))
+    return choice, None
+
+
+def as_pairs(got: object) -> list[tuple[int, float]] | None:
+    """`got` as a list of (row, score) pairs (a whole-number row, a real score), or None when it is not one."""
+    if not isinstance(got, list | tuple):
+        return None
+    pairs = []
+    for item in got:
+        if not isinstance(item, list | tuple) or len(item) != 2:
+            return None
+        row, score = as_count(item[0]), item[1]
+        if row is None or isinstance(score, bool) or not isinstance(score, numbers.Real | np.floating):
+            return None
+        pairs.append((row, float(score)))
+    return pairs
+
+
 def call_student(function: Callable[..., Any], *args: Any) -> tuple[Any, str | None]:
     """(result, None) of `function(*args)`, or (None, why it failed) when it raised."""
     try:
@@ -82,6 +130,21 @@ def call_student(function: Callable[..., Any], *args: Any) -> tuple[Any, str | N
         return None, "your function still raises NotImplementedError: replace the stub with your code"
     except Exception as error:  # a student's code can fail in any way
         return None, f"your function raised {type(error).__name__}: {error}"
+
+
+def call_for_pairs(function: Callable[..., Any], *args: Any, wanted: str, on: str = "") -> tuple[list, str | None]:
+    """(the (row, score) pairs `function(*args)` returns, None), or ([], what is off).
+
+    Off: it raised (`call_student`'s words, after "on `on`: " when a case is named, except for a stub's
+    NotImplementedError), or it gave no list of pairs (`wanted`, its "{}" filled in with the type it gave).
+    """
+    got, error = call_student(function, *args)
+    if error:
+        return [], error if not on or "NotImplementedError" in error else f"on {on}: {error}"
+    pairs = as_pairs(got)
+    if pairs is None:
+        return [], wanted.format(type(got).__name__)
+    return pairs, None
 
 
 def call_for_number(function: Callable[..., Any], *args: Any, what: str = "one number") -> tuple[float, str | None]:

@@ -24,7 +24,16 @@ from helpers.chunking import chunk_documents
 from helpers.chunking.recursive import recursive_split
 from helpers.corpus import Question
 from helpers.embedding import Embedder
-from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import (
+    STUB_HINT,
+    answer_problem,
+    as_count,
+    call_student,
+    function_problem,
+    not_yet,
+    self_check,
+    verdict,
+)
 from helpers.lab.chunking import CONTEXT_BUDGET, score_strategy
 
 Splitter = Callable[[str, int, int], list[str]]
@@ -162,12 +171,10 @@ def check_prefix_gain(
     answer: object, documents: Sequence[Document], questions: Sequence[Question], embedder: Embedder
 ) -> bool:
     """Right when `answer` is recall@5 of `paragraph_window` with the contextual prefix minus recall@5 without it."""
-    if answer is None:
-        return not_yet(STUB_HINT)
-    if isinstance(answer, dict):
-        return not_yet("that is a whole row of the table: the answer is one number, a difference of two recall@5")
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        return not_yet(f"the answer should be one number (a difference of recall@5), got a {type(answer).__name__}")
+    whole_row = "that is a whole row of the table: the answer is one number, a difference of two recall@5"
+    problem = answer_problem(answer, numbers.Real, "one number (a difference of recall@5)", [(dict, whole_row)])
+    if problem:
+        return not_yet(problem)
     plain = score_strategy("paragraph_window", documents, questions, embedder)
     prefixed = score_strategy("paragraph_window", documents, questions, embedder, contextual=True)
     gain = float(prefixed["recall@5"]) - float(plain["recall@5"])  # type: ignore[arg-type]

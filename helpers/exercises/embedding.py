@@ -24,7 +24,7 @@ from helpers.config import Settings
 from helpers.corpus import Question
 from helpers.embedding import Embedder
 from helpers.embedding.similarity import cosine_top_k, unit_rows
-from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import STUB_HINT, as_count, call_for_pairs, function_problem, not_yet, self_check, verdict
 from helpers.metrics import chunk_supports
 
 # --- the cosine top-k (the `top_k` slot) ---------------------------------------------------------------------------
@@ -53,21 +53,6 @@ def top_k_cases(vectors: np.ndarray | None = None, queries: np.ndarray | None = 
     if vectors is not None and queries is not None and len(vectors):
         cases += [(f"the course vectors, query {i + 1}", vectors, q, 10) for i, q in enumerate(queries[:TOP_K_QUERIES])]
     return cases
-
-
-def _as_pairs(got: object) -> list[tuple[int, float]] | None:
-    """The (row, score) pairs of a student's answer, or None when it is not a list of such pairs."""
-    if not isinstance(got, list | tuple):
-        return None
-    pairs = []
-    for item in got:
-        if not isinstance(item, list | tuple) or len(item) != 2:
-            return None
-        row, score = as_count(item[0]), item[1]
-        if row is None or isinstance(score, bool) or not isinstance(score, numbers.Real | np.floating):
-            return None
-        pairs.append((row, float(score)))
-    return pairs
 
 
 def _same_ranking(got: list[tuple[int, float]], expected: list[tuple[int, float]], exact_rows: bool) -> bool:
@@ -122,12 +107,10 @@ def check_top_k(function: TopK | None, vectors: np.ndarray | None = None, querie
     cases = top_k_cases(vectors, queries)
     for case in cases:
         name, matrix, query, k = case
-        got, error = call_student(function, matrix.copy(), query.copy(), k)  # type: ignore[arg-type]
+        wanted = "return a list of (row, score) pairs, best first — got {}"
+        pairs, error = call_for_pairs(function, matrix.copy(), query.copy(), k, wanted=wanted, on=name)  # type: ignore[arg-type]
         if error:
-            return not_yet(error if "NotImplementedError" in error else f"on {name}: {error}")
-        pairs = _as_pairs(got)
-        if pairs is None:
-            return not_yet(f"return a list of (row, score) pairs, best first — got {type(got).__name__}")
+            return not_yet(error)
         expected = cosine_top_k(matrix, query, k)
         if not _same_ranking(pairs, expected, exact_rows=not name.startswith("the course")):
             return not_yet(_top_k_slip(case, pairs, expected))

@@ -104,24 +104,28 @@ def _explainer(cases: list[tuple[str, str, str]]) -> Callable[[str, str, float],
     return explain
 
 
+def squad_verdict(
+    function: object, name: str, cases: list[tuple[str, str, str]], reference: Callable[[str, str], float], what: str,
+    right: str,
+) -> bool:  # fmt: skip
+    """Right when `function(prediction, reference)` scores as `reference` does on the made-up `cases` (each with
+    the slip it catches) and the gold pairs; a wrong score is explained by its case's slip."""
+    pairs = [(p, r) for p, r, _ in cases] + gold_pairs()
+    return number_function_verdict(function, name, pairs, reference, what, TOLERANCE, _explainer(cases), right)
+
+
 @self_check
 def check_exact_match(function: object) -> bool:
     """Right when `function(prediction, reference)` is SQuAD's exact match on every made-up and gold pair."""
-    cases = [(p, r) for p, r, _ in EM_CASES] + gold_pairs()
-    return number_function_verdict(
-        function, "exact_match", cases, squad_exact_match, "1.0 or 0.0", TOLERANCE, _explainer(EM_CASES),
-        "your exact match agrees with SQuAD's on every pair, normalisation included.",
-    )  # fmt: skip
+    right = "your exact match agrees with SQuAD's on every pair, normalisation included."
+    return squad_verdict(function, "exact_match", EM_CASES, squad_exact_match, "1.0 or 0.0", right)
 
 
 @self_check
 def check_f1(function: object) -> bool:
     """Right when `function(prediction, reference)` is SQuAD's token F1 on every made-up and gold pair."""
-    cases = [(p, r) for p, r, _ in F1_CASES] + gold_pairs()
-    return number_function_verdict(
-        function, "token_f1", cases, squad_f1, "one number between 0 and 1", TOLERANCE, _explainer(F1_CASES),
-        "your F1 agrees with SQuAD's on every pair, normalisation and repeated words included.",
-    )  # fmt: skip
+    right = "your F1 agrees with SQuAD's on every pair, normalisation and repeated words included."
+    return squad_verdict(function, "token_f1", F1_CASES, squad_f1, "one number between 0 and 1", right)
 
 
 # --- the paired bootstrap (the slot "bootstrap") ----------------------------------------------------------------

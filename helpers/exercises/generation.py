@@ -25,15 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import zip_longest
 
-from helpers.exercises.base import (
-    STUB_HINT,
-    as_count,
-    call_student,
-    function_problem,
-    not_yet,
-    self_check,
-    verdict,
-)
+from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
 from helpers.generation import guard
 from helpers.generation.budget import (
     CUT_MARK,
@@ -150,22 +142,26 @@ def fit_variant(
     passages: list[str], room: int, count: Counter, label: int = LABEL_TOKENS, piece_label: bool = True,
     cut: bool = True, piece: int = MIN_PIECE_TOKENS, stop: bool = True,
 ) -> list[str]:  # fmt: skip
-    """The fitting with one of the usual slips switched on (all off: the kit's), to recognise a wrong answer."""
-    kept: list[str] = []
-    used = 0
-    for text in passages:
-        cost = count(text) + label
-        if used + cost <= room:
-            kept.append(text)
-            used += cost
-            continue
-        left = room - used - (label if piece_label else 0)
-        if cut and left >= max(piece, 1):
-            kept.append(cut_to_tokens(text, left))
-            used = room
-        if stop:
-            break
-    return kept
+    """The fitting with one of the usual slips switched on (all off: the kit's), to recognise a wrong answer.
+
+    The passages that go in whole are the kit's: its `fit_passages`, with the slip's label cost passed in through
+    `count`. The slip is in what comes after them: the piece of the first passage that does not fit (the room
+    for it, the smallest one kept, or none), and whether the passages after it get a go in the room still free.
+    """
+
+    def cost(text: str) -> int:
+        return count(text) + label
+
+    fitted = fit_passages(passages, room, lambda text: cost(text) - LABEL_TOKENS)
+    whole = len(fitted) - (sum(map(cost, passages[: len(fitted)])) > room)  # the kit's piece, if any, is not whole
+    kept, rest = passages[:whole], passages[whole:]
+    if not rest:
+        return kept
+    free = room - sum(map(cost, kept))
+    left = free - (label if piece_label else 0)
+    if cut and left >= max(piece, 1):
+        kept, free = [*kept, cut_to_tokens(rest[0], left)], 0  # a piece takes all the room that was left
+    return kept if stop else kept + fit_variant(rest[1:], free, count, label, piece_label, cut, piece, stop)
 
 
 SLIPS: list[tuple[dict, str]] = [

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from helpers.corpus import Question
-from helpers.exercises.base import STUB_HINT, as_count, not_yet, number_function_verdict, self_check, verdict
+from helpers.exercises.base import as_choice, not_yet, number_function_verdict, self_check, verdict
 from helpers.metrics import evaluate_retrieval
 from helpers.query import keyword_rewrite
 from helpers.rerank.maxsim import maxsim
@@ -107,13 +107,11 @@ def check_best_max_terms(
     answer: object, retriever: Any, questions: Sequence[Question], choices: Sequence[int] = MAX_TERMS
 ) -> bool:
     """Right when `answer` is the `max_terms` of `choices` whose keyword rewrite gives the best recall@5."""
-    if answer is None:
-        return not_yet(STUB_HINT)
-    choice = as_count(answer)
-    if choice is None:
-        return not_yet(f"the answer should be one max_terms (a whole number), got a {type(answer).__name__}")
-    if choice not in choices:
-        return not_yet(f"measure the choices the exercise names ({', '.join(map(str, choices))}) and pick one of them")
+    one = "the answer should be one max_terms (a whole number)"
+    choice, problem = as_choice(answer, choices, one, "measure the choices the exercise names ({choices}) and "
+                                      "pick one of them")  # fmt: skip
+    if problem:
+        return not_yet(problem)
     scores = scores_by_max_terms(retriever, questions, choices)
     best = _best(scores, "recall@5")
     if choice in best:

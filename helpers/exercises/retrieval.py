@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from helpers.corpus import Question
-from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import STUB_HINT, as_choice, call_student, function_problem, not_yet, self_check, verdict
 from helpers.lab.retrieval import evaluate
 from helpers.metrics import RetrievalScores, recall_at_k, relevance_labels
 from helpers.retrieval.base import Retriever
@@ -33,6 +33,42 @@ from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
 from helpers.retrieval.hybrid import min_max_fusion, rrf_scores
 from helpers.retrieval.postprocess import dedupe_by_source
 from helpers.types import Hit
+
+# --- what the three hand-written mechanisms' checks share ------------------------------------------------------
+
+
+def cases_verdict(function: object, name: str, problem_on: Callable[..., str | None], made_up: Sequence[tuple],
+                  real: Callable[[], Sequence[tuple]], real_what: str, right: str) -> bool:  # fmt: skip
+    """Right when `problem_on(function, *case)` finds nothing off on every made-up case and every real one.
+
+    The real cases (`real()`) are built only once `function` is a function; `right` says what it got right, its
+    "{checked}" filled in with how many cases of each kind.
+    """
+    problem = function_problem(function, name)
+    if problem:
+        return not_yet(problem)
+    cases = [*made_up, *real()]
+    for case in cases:
+        problem = problem_on(function, *case)
+        if problem:
+            return not_yet(problem)
+    real_count = len(cases) - len(made_up)
+    checked = f"{len(made_up)} made-up cases" + (f" and {real_count} {real_what}" if real_count else "")
+    return verdict(True, right.format(checked=checked), "")
+
+
+def real_cases(dense: Retriever | None, sparse: Retriever | None, questions: Sequence[Question],
+               case: Callable[[str, Scores, Scores], tuple]) -> Callable[[], list[tuple]]:  # fmt: skip
+    """The real cases of a fusion check, built when called: `case(id, dense scores, sparse scores)` for each
+    question (none without both retrievers)."""
+
+    def build() -> list[tuple]:
+        if dense is None or sparse is None:
+            return []
+        return [case(qid, d, s) for qid, d, s in real_score_maps(dense, sparse, questions)]
+
+    return build
+
 
 # --- exercise 1: BM25 by hand (the slot "bm25") -------------------------------------------------------------------
 
@@ -136,21 +172,16 @@ def check_bm25(function: BM25Function | None, retriever: Any = None, questions: 
 
     The real ones: the first `how_many` questions, tokenized by `retriever` (a BM25Retriever), over its chunks.
     """
-    problem = function_problem(function, "bm25_scores")
-    if problem:
-        return not_yet(problem)
-    cases = bm25_cases()
-    if retriever is not None:
+
+    def real() -> list[BM25Case]:
+        if retriever is None:
+            return []
         documents, tokenize = retriever.documents, retriever.tokenizer
-        cases += [(f"dev question {q.id} over the {len(documents)} chunks", tokenize(q.question), documents,
-                   retriever.k1, retriever.b) for q in list(questions)[:how_many]]  # fmt: skip
-    for case in cases:
-        problem = _bm25_problem(function, *case)  # type: ignore[arg-type]
-        if problem:
-            return not_yet(problem)
-    real = len(cases) - len(bm25_cases())
-    checked = f"{len(bm25_cases())} made-up cases" + (f" and {real} dev questions over the chunks" if real else "")
-    return verdict(True, f"your BM25 gives the kit's scores on {checked}.", "")
+        return [(f"dev question {q.id} over the {len(documents)} chunks", tokenize(q.question), documents,
+                 retriever.k1, retriever.b) for q in list(questions)[:how_many]]  # fmt: skip
+
+    return cases_verdict(function, "bm25_scores", _bm25_problem, bm25_cases(), real, "dev questions over the chunks",
+                         "your BM25 gives the kit's scores on {checked}.")  # fmt: skip
 
 
 # --- exercise 2: min-max fusion (the slot "fusion") ---------------------------------------------------------------
@@ -159,9 +190,10 @@ Scores = dict[str, float]
 FusionFunction = Callable[[Scores, Scores, float], Any]
 TOY_DENSE: Scores = {"a": 0.82, "b": 0.75, "c": 0.40}
 TOY_SPARSE: Scores = {"b": 12.0, "d": 9.0, "a": 3.0}
+FusionCase = tuple[str, Scores, Scores, float]
 
 
-def fusion_cases() -> list[tuple[str, Scores, Scores, float]]:
+def fusion_cases() -> list[FusionCase]:
     """(what the case tests, dense scores, BM25 scores, alpha): small made-up cases."""
     return [
         ("the toy lists, alpha 0.6", TOY_DENSE, TOY_SPARSE, 0.6),
@@ -257,20 +289,13 @@ def check_min_max_fusion(function: FusionFunction | None, dense: Retriever | Non
                          sparse: Retriever | None = None, questions: Sequence[Question] = (),
                          how_many: int = 6) -> bool:  # fmt: skip
     """Right when `function(dense, sparse, alpha)` gives the kit's min-max fusion on made-up and real score lists."""
-    problem = function_problem(function, "min_max_fusion")
-    if problem:
-        return not_yet(problem)
-    cases = fusion_cases()
-    if dense is not None and sparse is not None:
-        real = real_score_maps(dense, sparse, list(questions)[:how_many])
-        cases += [(f"the hits of dev question {qid}, alpha 0.5", d, s, 0.5) for qid, d, s in real]
-    for case in cases:
-        problem = _fusion_problem(function, *case)  # type: ignore[arg-type]
-        if problem:
-            return not_yet(problem)
-    real_count = len(cases) - len(fusion_cases())
-    checked = f"{len(fusion_cases())} made-up cases" + (f" and {real_count} dev questions' hits" if real_count else "")
-    return verdict(True, f"your fusion gives the kit's fused scores on {checked}.", "")
+
+    def case(qid: str, dense_scores: Scores, sparse_scores: Scores) -> FusionCase:
+        return f"the hits of dev question {qid}, alpha 0.5", dense_scores, sparse_scores, 0.5
+
+    real = real_cases(dense, sparse, list(questions)[:how_many], case)
+    return cases_verdict(function, "min_max_fusion", _fusion_problem, fusion_cases(), real, "dev questions' hits",
+                         "your fusion gives the kit's fused scores on {checked}.")  # fmt: skip
 
 
 # --- exercise 3: reciprocal rank fusion (the slot "rrf") ----------------------------------------------------------
@@ -278,7 +303,10 @@ def check_min_max_fusion(function: FusionFunction | None, dense: Retriever | Non
 RRFFunction = Callable[[list[list[str]], int], Any]
 
 
-def rrf_cases() -> list[tuple[str, list[list[str]], int]]:
+RRFCase = tuple[str, list[list[str]], int]
+
+
+def rrf_cases() -> list[RRFCase]:
     """(what the case tests, rankings, k): small made-up cases."""
     return [
         ("two rankings, k 60", [["a", "b", "c"], ["b", "d", "a"]], 60),
@@ -332,20 +360,13 @@ def _rrf_problem(function: RRFFunction, name: str, rankings: list[list[str]], k:
 def check_rrf(function: RRFFunction | None, dense: Retriever | None = None, sparse: Retriever | None = None,
               questions: Sequence[Question] = (), how_many: int = 6) -> bool:  # fmt: skip
     """Right when `function(rankings, k)` gives the kit's reciprocal rank fusion on made-up and real rankings."""
-    problem = function_problem(function, "rrf_scores")
-    if problem:
-        return not_yet(problem)
-    cases = rrf_cases()
-    if dense is not None and sparse is not None:
-        real = real_score_maps(dense, sparse, list(questions)[:how_many])
-        cases += [(f"the rankings of dev question {qid}, k 60", [list(d), list(s)], 60) for qid, d, s in real]
-    for case in cases:
-        problem = _rrf_problem(function, *case)  # type: ignore[arg-type]
-        if problem:
-            return not_yet(problem)
-    real_count = len(cases) - len(rrf_cases())
-    checked = f"{len(rrf_cases())} made-up cases" + (f" and {real_count} dev questions' rankings" if real_count else "")
-    return verdict(True, f"your RRF gives the kit's scores on {checked}.", "")
+
+    def case(qid: str, dense_scores: Scores, sparse_scores: Scores) -> RRFCase:
+        return f"the rankings of dev question {qid}, k 60", [list(dense_scores), list(sparse_scores)], 60
+
+    real = real_cases(dense, sparse, list(questions)[:how_many], case)
+    return cases_verdict(function, "rrf_scores", _rrf_problem, rrf_cases(), real, "dev questions' rankings",
+                         "your RRF gives the kit's scores on {checked}.")  # fmt: skip
 
 
 # --- exercise 4: the RRF constant ---------------------------------------------------------------------------------
@@ -367,13 +388,10 @@ def scores_by_rrf_k(make: Callable[[int], Retriever], questions: Sequence[Questi
 def check_best_rrf_k(answer: object, make: Callable[[int], Retriever], questions: Sequence[Question],
                      constants: Sequence[int] = RRF_CONSTANTS) -> bool:  # fmt: skip
     """Right when `answer` is the constant of `constants` with the best recall@5 on `questions` (ties: MRR)."""
-    if answer is None:
-        return not_yet(STUB_HINT)
-    choice = as_count(answer)
-    if choice is None:
-        return not_yet(f"the answer is one rrf_k, a whole number (not a label), got a {type(answer).__name__}")
-    if choice not in constants:
-        return not_yet(f"measure the constants the exercise names ({', '.join(map(str, constants))}) and pick one")
+    one, unmeasured = "the answer is one rrf_k, a whole number (not a label)", "measure the constants the exercise "
+    choice, problem = as_choice(answer, constants, one, unmeasured + "names ({choices}) and pick one")
+    if problem:
+        return not_yet(problem)
     rows = scores_by_rrf_k(make, questions, constants)
     top_recall = max(row["recall@5"] for row in rows.values())
     tied = {k for k, row in rows.items() if row["recall@5"] == top_recall}

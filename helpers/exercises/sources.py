@@ -23,15 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from helpers.exercises.base import (
-    STUB_HINT,
-    as_count,
-    call_student,
-    function_problem,
-    not_yet,
-    self_check,
-    verdict,
-)
+from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
 from helpers.parsing import ocr
 from helpers.sources import ACTIONS, KeywordPlanner
 from helpers.sources.aggregate import FIELDS

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from helpers.core import search
-from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import STUB_HINT, as_count, call_for_pairs, function_problem, not_yet, self_check, verdict
 
 TOLERANCE = 1e-5  # float32 cosines agree to 5 decimals
 Pairs = list[tuple[int, float]]
@@ -96,21 +96,6 @@ def search_cases(seed: int = 0) -> list[tuple[np.ndarray, np.ndarray, int, float
     return [(matrix, query, 5, between), (matrix, query, 4, 0.999), (matrix, query, 3, 0.0), (matrix, query, 6, -1.0)]
 
 
-def _pairs(result: object) -> Pairs | None:
-    """`result` as a list of (row, cosine) pairs, or None when it is not one."""
-    if not isinstance(result, list | tuple):
-        return None
-    pairs = []
-    for item in result:
-        if not isinstance(item, list | tuple) or len(item) != 2:
-            return None
-        row, score = item
-        if as_count(row) is None or isinstance(score, bool) or not isinstance(score, numbers.Real | np.floating):
-            return None
-        pairs.append((int(row), float(score)))
-    return pairs
-
-
 def _same(got: Pairs, expected: Pairs) -> bool:
     """Same rows in the same order, cosines within the tolerance."""
     return [r for r, _ in got] == [r for r, _ in expected] and all(
@@ -138,12 +123,10 @@ def check_search_above(function: SearchAbove | None) -> bool:
         return not_yet(problem)
     cases: Sequence[tuple[np.ndarray, np.ndarray, int, float]] = search_cases()
     for matrix, query, k, min_cosine in cases:
-        got, error = call_student(function, matrix, query, k, min_cosine)  # type: ignore[arg-type]
+        wanted = "return a list of (row, cosine) pairs like core.search does, got {}"
+        pairs, error = call_for_pairs(function, matrix, query, k, min_cosine, wanted=wanted)  # type: ignore[arg-type]
         if error:
             return not_yet(error)
-        pairs = _pairs(got)
-        if pairs is None:
-            return not_yet(f"return a list of (row, cosine) pairs like core.search does, got {type(got).__name__}")
         if not _same(pairs, reference_search_above(matrix, query, k, min_cosine)):
             return not_yet(_search_slip(pairs, matrix, query, k, min_cosine))
     right = "at most k rows, best first, none below the floor — and an empty list when no row reaches it."
