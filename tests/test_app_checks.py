@@ -10,6 +10,7 @@ from helpers.corpus import Question
 from helpers.exercises.app import (
     check_answer_in_top_k,
     check_f1_split,
+    check_reingest_counts,
     check_separating_floor,
     check_shared_passages,
     check_smallest_k,
@@ -91,3 +92,24 @@ def test_f1_split(capsys: pytest.CaptureFixture[str]) -> None:
     assert not check_f1_split(["q1", "q3"], ["q2"], rows) and "ties" in said(capsys)
     assert not check_f1_split(["q1"], [], rows) and "`worse`" in said(capsys)
     assert not check_f1_split(None, None, rows) and "None" in said(capsys)
+
+
+def test_reingest_counts_are_the_new_files_chunks_and_the_rest(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from helpers.config import ChunkingSettings
+    from helpers.exercises.app import reingest_counts
+
+    original, copy = tmp_path / "original", tmp_path / "copy"
+    for folder in (original, copy):
+        folder.mkdir()
+        (folder / "rules.txt").write_text("Rules\n\nBadges are worn at all times in the workshop.\n")
+    (copy / "pets.txt").write_text("Pets\n\nOnly assistance dogs may enter.\n")
+    chunking = ChunkingSettings()
+    written, unchanged = reingest_counts(original, copy, chunking)
+    assert written >= 1 and unchanged >= 1
+    assert check_reingest_counts((written, unchanged), original, copy, chunking)
+    assert not check_reingest_counts(None, original, copy, chunking)
+    assert not check_reingest_counts((unchanged, written), original, copy, chunking) or written == unchanged
+    assert not check_reingest_counts((written + 1, unchanged), original, copy, chunking)
+    assert not check_reingest_counts("two", original, copy, chunking)
+    out = capsys.readouterr().out
+    assert "Not yet" in out and str(written + 1) not in out.replace(str(written + 1) + " ", "")

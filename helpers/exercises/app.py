@@ -9,7 +9,9 @@ Each check recomputes the answer from what the student's cell used, and says wha
   retrieved passages (`hits_at(k)` retrieves them), as the gold mode reports it;
 - `check_answer_in_top_k(answer, questions, hits_at)`: for each k, on how many questions a retrieved passage
   holds a reference answer (notebook 10's answer-in-top-k, as counts);
-- `check_f1_split(better, worse, rows)`: which questions' F1 the hybrid retriever raises or lowers against dense.
+- `check_f1_split(better, worse, rows)`: which questions' F1 the hybrid retriever raises or lowers against dense;
+- `check_reingest_counts(answer, original, copy, chunking)`: the (written, unchanged) counts of ingesting a copy of
+  a folder with files added: chunks of files new to the copy are written, every chunk of an unchanged file is not.
 What it leaves out: the prose questions (why a retriever likes a course code, what a template change did);
 the instructor version carries their rubric.
 """
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -158,3 +162,36 @@ def check_f1_split(better: object, worse: object, rows: pd.DataFrame) -> bool:
         return not_yet("ties are in a list: a question whose two F1 are equal is neither better nor worse")
     which = "better" if got_better != up else "worse"
     return not_yet(f"the `{which}` list is not right yet: compare the f1 of config 'hybrid' and 'dense' per id")
+
+
+def reingest_counts(original: Path, copy: Path, chunking: Any) -> tuple[int, int]:
+    """(written, unchanged) when `copy` is ingested into the collection of `original`: chunk ids come from content,
+    so a file whose relative name and bytes are the same in both gives the same chunks, already stored."""
+    from helpers.chunking import chunk_for_settings
+    from helpers.parsing import parse_folder
+
+    def same(source: str) -> bool:
+        before = Path(original) / source
+        return before.is_file() and before.read_bytes() == (Path(copy) / source).read_bytes()
+
+    documents = parse_folder(copy, progress=False).documents
+    kept = [doc for doc in documents if same(str(doc.metadata.get("source")))]
+    new = [doc for doc in documents if not same(str(doc.metadata.get("source")))]
+    return len(chunk_for_settings(new, chunking)), len(chunk_for_settings(kept, chunking))
+
+
+@self_check
+def check_reingest_counts(answer: object, original: Path, copy: Path, chunking: Any) -> bool:
+    """Right when `answer` is the (written, unchanged) pair the ingestion of `copy` reports."""
+    if answer is None:
+        return not_yet(STUB_HINT)
+    if not isinstance(answer, tuple | list) or len(answer) != 2 or any(as_count(n) is None for n in answer):
+        return not_yet("the answer is a pair of whole numbers: (chunks written, chunks unchanged)")
+    written, unchanged = (as_count(n) for n in answer)
+    want_written, want_unchanged = reingest_counts(original, copy, chunking)
+    if (written, unchanged) == (want_unchanged, want_written) != (want_written, want_unchanged):
+        return not_yet("the two numbers are the right way round? the first is what was written, the second unchanged")
+    if written != want_written:
+        return not_yet("count the chunks written again: only the files that are new in the copy make new points")
+    return verdict(unchanged == want_unchanged, "the new file was written, everything else was already there",
+                   "count the unchanged chunks again: every chunk of a file with the same name and text")  # fmt: skip
