@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import helpers  # noqa: F401  (sets the offline environment first)
 from helpers.config import Settings, get_settings
+from helpers.corpus import Question, load_gold
+from helpers.embedding import Embedder
 
 
 @pytest.fixture
@@ -31,3 +34,38 @@ def tiny_corpus(tmp_path: Path) -> Path:
         encoding="utf-8",
     )
     return folder
+
+
+@pytest.fixture
+def kit_functions(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The kit's own function in every slot before and after a test (`helpers.mechanisms`); self-checks print
+    instead of raising, as a student sees them, even when the notebooks' conftest made them strict."""
+    from helpers.exercises.base import STRICT_ENV
+    from helpers.mechanisms import reset
+
+    monkeypatch.delenv(STRICT_ENV, raising=False)
+    reset()
+    yield
+    reset()
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    """The configured embedder with its cache and the shipped course vectors."""
+    return Embedder(get_settings())
+
+
+# Course documents long enough to be split, holding the evidence of a dozen dev questions.
+SMALL_COURSE = (
+    "articles/taking-a-leave-of-absence.md",
+    "articles/how-i-picked-between-mle-and-adsc.md",
+    "articles/surviving-your-first-autumn-quarter.md",
+    "web/tuition-and-fees.html",
+    "web/graduate-certificate.html",
+    "web/faq.html",
+)
+
+
+def dev_questions_within(files: tuple[str, ...]) -> list[Question]:
+    """The gold dev questions whose evidence lies wholly in `files` (paths under course_data/docs)."""
+    return [q for q in load_gold(split="dev") if q.evidence and all(e.doc in files for e in q.evidence)]

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from test_checks import assert_not_yet
 
 from helpers import core
 from helpers.corpus import DOCS_DIR, Evidence, Question
@@ -47,17 +48,6 @@ def assert_right(capsys: pytest.CaptureFixture[str], check: Callable[..., bool],
     return out
 
 
-def assert_not_yet(
-    capsys: pytest.CaptureFixture[str], check: Callable[..., bool], *args: object, hint: str = "", hidden=(), **kw
-) -> str:
-    """The check says "✗ Not yet", returns False, gives `hint`, and prints none of the `hidden` values."""
-    assert check(*args, **kw) is False
-    out = capsys.readouterr().out
-    assert out.startswith("✗ Not yet: "), out
-    assert hint in out, out
-    for value in hidden:
-        assert str(value) not in out, f"the verdict gives the answer away ({value}): {out}"
-    return out
 
 
 def stub(*args: object) -> object:

@@ -12,19 +12,19 @@ What it leaves out: the notebook itself (nbval runs it) and the embedder (tests/
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 import pytest
+from conftest import SMALL_COURSE, dev_questions_within
 from llama_index.core.schema import MetadataMode, TextNode
 
 from helpers import core
 from helpers.chunking import chunk_documents
 from helpers.config import REPO_ROOT, get_settings
-from helpers.corpus import DOCS_DIR, Question, load_gold
+from helpers.corpus import DOCS_DIR, Question
 from helpers.embedding import Embedder
 from helpers.embedding.similarity import cosine_top_k
-from helpers.exercises.base import STRICT_ENV
 from helpers.exercises.embedding import (
     check_lowest_evidence,
     check_precision_drift,
@@ -38,25 +38,12 @@ from helpers.lab.embedding import compare_query_prefixes
 from helpers.mechanisms import chosen, in_use, reset, use
 from helpers.parsing import parse
 
-FILES = (
-    "articles/taking-a-leave-of-absence.md",
-    "articles/how-i-picked-between-mle-and-adsc.md",
-    "articles/surviving-your-first-autumn-quarter.md",
-    "web/tuition-and-fees.html",
-    "web/graduate-certificate.html",
-    "web/faq.html",
-)
+FILES = SMALL_COURSE
 NOTEBOOK = REPO_ROOT / "notebooks" / "03_embeddings.ipynb"
 TopK = Callable[[np.ndarray, np.ndarray, int], list[tuple[int, float]]]
 
 
-@pytest.fixture(autouse=True)
-def kit_functions(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every test starts and ends on the kit's own functions; checks print instead of raising."""
-    monkeypatch.delenv(STRICT_ENV, raising=False)
-    reset()
-    yield
-    reset()
+pytestmark = pytest.mark.usefixtures("kit_functions")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")
@@ -69,13 +56,9 @@ def nodes() -> list[TextNode]:
 @pytest.fixture(scope="module")
 def questions() -> list[Question]:
     """The dev questions whose evidence lies wholly in FILES."""
-    return [q for q in load_gold(split="dev") if q.evidence and all(e.doc in FILES for e in q.evidence)]
+    return dev_questions_within(FILES)
 
 
-@pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    """The configured embedder with its cache and the shipped course vectors."""
-    return Embedder(get_settings())
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ What it leaves out: the notebook itself (nbval runs it) and the exercise on dedu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +22,6 @@ from helpers.config import Settings, get_settings
 from helpers.core import course_chunks
 from helpers.corpus import Question, load_gold
 from helpers.embedding import Embedder
-from helpers.exercises.base import STRICT_ENV
 from helpers.exercises.retrieval import (
     BM25_SLIPS,
     TOY_DENSE,
@@ -45,14 +43,7 @@ from helpers.retrieval.bm25 import bm25_scores
 from helpers.retrieval.hybrid import min_max_fusion, rrf_scores
 from helpers.types import Hit
 
-
-@pytest.fixture(autouse=True)
-def kit_functions(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every test starts and ends on the kit's own functions; checks print instead of raising."""
-    monkeypatch.delenv(STRICT_ENV, raising=False)
-    reset()
-    yield
-    reset()
+pytestmark = pytest.mark.usefixtures("kit_functions")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")
