@@ -9,7 +9,6 @@ import pytest
 
 import helpers  # noqa: F401  (sets the offline environment first)
 from helpers.config import Settings, get_settings
-from helpers.corpus import Question, load_gold
 from helpers.embedding import Embedder
 
 
@@ -53,19 +52,3 @@ def kit_functions(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def embedder() -> Embedder:
     """The configured embedder with its cache and the shipped course vectors."""
     return Embedder(get_settings())
-
-
-# Course documents long enough to be split, holding the evidence of a dozen dev questions.
-SMALL_COURSE = (
-    "articles/taking-a-leave-of-absence.md",
-    "articles/how-i-picked-between-mle-and-adsc.md",
-    "articles/surviving-your-first-autumn-quarter.md",
-    "web/tuition-and-fees.html",
-    "web/graduate-certificate.html",
-    "web/faq.html",
-)
-
-
-def dev_questions_within(files: tuple[str, ...]) -> list[Question]:
-    """The gold dev questions whose evidence lies wholly in `files` (paths under course_data/docs)."""
-    return [q for q in load_gold(split="dev") if q.evidence and all(e.doc in files for e in q.evidence)]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_COURSE, dev_questions_within
+from course_subset import SMALL_COURSE, dev_questions_within
 from llama_index.core import Document
 from llama_index.core.schema import MetadataMode
 
