@@ -122,6 +122,8 @@ class LLMSettings:
     openai_model: str = "gpt-4o-mini"
     request_timeout_s: float = 60.0  # the longest one request to the endpoint may take
     llm_max_retries: int = 2  # an endpoint's connection errors, timeouts, 429 and 5xx: retried with backoff
+    shipped_answers: bool = True  # read the course's shipped answers of this model file (0: recompute everything)
+    live_check: int = 10  # shipped answers each kernel recomputes live to check them against the shipped ones
 
     def __post_init__(self) -> None:
         _check_choice("llm_backend", self.llm_backend, LLM_BACKENDS)

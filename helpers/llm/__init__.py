@@ -6,7 +6,8 @@ the LLM reranker, generation, test sets, judges) takes it from here.
 
 `client.py` (the `LLM` interface, `LocalLLM`, `OpenAICompatibleLLM`), `cache.py` (`CachedLLM`: whole answers
 in SQLite by prompt hash), `completions.py` (`DiskCache` and `CachedCompleter`: short outputs as JSON files,
-the model built only on the first miss). What it leaves out: prompts and answers (`helpers.generation`).
+the model built only on the first miss), `shipped.py` (the answers shipped with the course, checked live on a
+seeded sample). What it leaves out: prompts and answers (`helpers.generation`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from helpers.config import Settings
 from helpers.llm.cache import CachedLLM
 from helpers.llm.client import LLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM
 from helpers.llm.completions import CachedCompleter, DiskCache, llm_cache, prompt_key
+from helpers.llm.shipped import ShippedResults, shipped_report, shipped_results
 
 
 def make_llm(settings: Settings, cache: bool = True) -> LLM:
@@ -32,7 +34,10 @@ __all__ = [
     "LLMError",
     "LocalLLM",
     "OpenAICompatibleLLM",
+    "ShippedResults",
     "llm_cache",
     "make_llm",
     "prompt_key",
+    "shipped_report",
+    "shipped_results",
 ]

@@ -1,5 +1,8 @@
 """An on-disk answer cache: the same model given the same prompt answers from disk, instantly.
 
+Before its own file it asks the shipped answers (`shipped.py`): the course's prompts answered once by the
+same model file, checked live on a seeded sample in every kernel.
+
 The key is a sha256 of the model name, the temperature, the answer-token limit and every message, so a
 changed prompt, model or setting is a new key and never a stale answer. At temperature 0 the model is
 deterministic, which is what makes caching honest; the stored timings are those of the real call, so
@@ -17,12 +20,23 @@ from typing import Any
 
 from helpers.config import Settings
 from helpers.llm.client import LLM, Completion
+from helpers.llm.shipped import record, shipped_results
 
 
 def prompt_key(model: str, messages: list[dict[str, str]], max_tokens: int, temperature: float) -> str:
     """sha256 of everything that decides the answer."""
     payload = json.dumps([model, temperature, max_tokens, messages], ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def as_row(completion: Completion) -> dict[str, Any]:
+    """A completion as the stored row (text, token counts, the real call's seconds)."""
+    return {
+        "text": completion.text,
+        "prompt_tokens": completion.prompt_tokens,
+        "completion_tokens": completion.completion_tokens,
+        "seconds": completion.seconds,
+    }
 
 
 class CachedLLM:
@@ -60,19 +74,35 @@ class CachedLLM:
                 "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)", (self._key(messages, max_tokens), *row)
             )
 
+    @property
+    def uncached(self) -> LLM:
+        """The wrapped model, asked directly."""
+        return self.llm
+
+    def shipped(self, messages: list[dict[str, str]], max_tokens: int) -> Completion | None:
+        """The shipped completion of this prompt (or a live one, when it falls in the checked sample), or None."""
+
+        def live() -> dict[str, Any]:
+            return as_row(self.llm.chat(messages, max_tokens))
+
+        row = shipped_results(self.settings).resolve("answers", self._key(messages, max_tokens), live)
+        return None if row is None else Completion(**row, cached=True)
+
     def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
-        """The cached completion, or a fresh one (then stored)."""
-        if (found := self.lookup(messages, max_tokens)) is not None:
+        """The shipped or cached completion, or a fresh one (then stored)."""
+        found = self.shipped(messages, max_tokens) or self.lookup(messages, max_tokens)
+        if found is not None:
             self.hits += 1
-            return found
-        self.misses += 1
-        completion = self.llm.chat(messages, max_tokens)
-        self.store(messages, max_tokens, completion)
-        return completion
+        else:
+            self.misses += 1
+            found = self.llm.chat(messages, max_tokens)
+            self.store(messages, max_tokens, found)
+        record("answers", self._key(messages, max_tokens), as_row(found))
+        return found
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """A cached answer in one piece, or the model's stream (not stored: it carries no token counts)."""
-        if (found := self.lookup(messages, max_tokens)) is not None:
+        if (found := self.shipped(messages, max_tokens) or self.lookup(messages, max_tokens)) is not None:
             self.hits += 1
             yield found.text
             return

@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 
 from helpers.config import Settings
 from helpers.llm import Completion, LLMError
+from helpers.llm.shipped import record, shipped_results
 
 Short = Annotated[str, Field(max_length=60)]
 Item = Annotated[str, Field(max_length=160)]
@@ -120,6 +121,12 @@ def ask_for_metadata(llm: JSONChat, text: str, max_tokens: int = MAX_TOKENS) -> 
     return Enrichment(None, f"no valid JSON after one retry: {error}", seconds=time.perf_counter() - start)
 
 
+def stored_value(result: Enrichment) -> str:
+    """An enrichment as the cache stores it: JSON of the metadata, the error and the real call's seconds."""
+    metadata = result.metadata.model_dump() if result.metadata else None
+    return json.dumps({"metadata": metadata, "error": result.error, "seconds": result.seconds})
+
+
 class Enricher:
     """Asks an LLM for each e-mail's metadata, remembering every answer in SQLite."""
 
@@ -132,6 +139,7 @@ class Enricher:
         self._db = sqlite3.connect(path, timeout=30)
         self._db.execute("CREATE TABLE IF NOT EXISTS enrichments (key TEXT PRIMARY KEY, result TEXT)")
         self.stats = {"asked": 0, "cached": 0}
+        self.shipped = shipped_results(settings)
 
     def key(self, text: str) -> str:
         """sha256 of the model name, the prompt (with the schema) and the e-mail text."""
@@ -141,10 +149,14 @@ class Enricher:
     def enrich(self, text: str) -> Enrichment:
         """The metadata of one e-mail, from the cache or from the LLM; an endpoint failure is an error result."""
         key = self.key(text)
-        row = self._db.execute("SELECT result FROM enrichments WHERE key = ?", (key,)).fetchone()
-        if row:
+        row = self.shipped.resolve("enrichments", key, lambda: stored_value(ask_for_metadata(self.llm, text)))
+        if row is None:
+            found = self._db.execute("SELECT result FROM enrichments WHERE key = ?", (key,)).fetchone()
+            row = found[0] if found else None
+        if row is not None:
             self.stats["cached"] += 1
-            stored = json.loads(row[0])
+            record("enrichments", key, row)
+            stored = json.loads(row)
             metadata = EmailMetadata.model_validate(stored["metadata"]) if stored["metadata"] else None
             return Enrichment(metadata, stored["error"], stored["seconds"], cached=True)
         try:
@@ -152,10 +164,10 @@ class Enricher:
         except LLMError as error:  # the endpoint is down: report it, do not cache it
             return Enrichment(None, str(error))
         self.stats["asked"] += 1
-        stored = {"metadata": result.metadata.model_dump() if result.metadata else None}
+        value = stored_value(result)
         with self._db:
-            value = json.dumps({**stored, "error": result.error, "seconds": result.seconds})
             self._db.execute("INSERT OR REPLACE INTO enrichments VALUES (?, ?)", (key, value))
+        record("enrichments", key, value)
         return result
 
     def enrich_documents(self, documents: Sequence[Document], progress: bool = True) -> list[Enrichment]:

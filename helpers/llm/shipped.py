@@ -1,0 +1,204 @@
+"""Shipped answers: the reader's outputs for the course's own questions, verified live on a seeded sample.
+
+The course asks the local model thousands of questions (sweeps, the ladder, the judge); on two cores that is
+hours. The repository ships `course_data/answers/<model>.jsonl.gz`: for every prompt the notebooks send in the
+full profile, the cache key (sha256 of the model name, the settings that decide the answer and every message)
+and what the model returned. The file is used only when its header names the sha256 of the configured model
+file, so another model, a changed prompt or a changed setting is a new key and is computed as usual.
+
+Trust is checked, not assumed: in each kernel a seeded sample of the shipped entries it uses (`live_check`,
+10 by default) is recomputed by the model and compared with the shipped output. llama.cpp may round
+differently on another CPU, so a difference is counted and the live output is used, never an error.
+`KIT_SHIPPED_ANSWERS=0` recomputes everything.
+
+    >>> shipped = shipped_results(settings)
+    >>> shipped.resolve("answers", key, compute=lambda: ask_the_model())  # shipped, or live for the sample
+    >>> print(shipped_report())            # "412 outputs from the shipped answers; 10 recomputed live: 10 identical"
+
+What it leaves out: entries the notebooks do not ask for (a student's own questions are computed and cached
+in the user cache as before).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from helpers.config import REPO_ROOT, Settings
+from helpers.models import CHUNKED_MODELS
+
+ANSWERS_DIR = REPO_ROOT / "course_data" / "answers"
+FORMAT = "kit-shipped-answers 1"
+NAMESPACES = ("answers", "outputs", "enrichments")  # CachedLLM, DiskCache/CachedCompleter, the e-mail Enricher
+LIVE_STRIDE = 3  # one shipped entry in about three is eligible for the live sample (after the first)
+RECORD_ENV = "KIT_RECORD_ANSWERS"  # a JSONL file every looked-up output is appended to (building the bundle)
+
+
+def model_fingerprint(settings: Settings) -> str:
+    """The sha256 of the configured model file when the kit knows it without reading the file, else ""."""
+    if settings.llm_backend != "local" or settings.llm_gguf:
+        return ""
+    model = CHUNKED_MODELS.get(settings.llm_model)
+    return model.sha256 if model else ""
+
+
+def bundle_path(settings: Settings, folder: Path | None = None) -> Path:
+    """Where the shipped answers of the configured model live."""
+    return (folder or ANSWERS_DIR) / f"{settings.llm.llm_model}.jsonl.gz"
+
+
+def comparable(namespace: str, value: Any) -> Any:
+    """The part of a stored value that must be identical for a live recomputation to count as a match."""
+    if namespace == "answers" or (namespace == "outputs" and isinstance(value, dict) and "text" in value):
+        return value["text"]
+    if namespace == "enrichments" and isinstance(value, str):
+        return json.loads(value).get("metadata")
+    return value
+
+
+@dataclass
+class Ledger:
+    """What one kernel took from the shipped answers and what its live sample found."""
+
+    served: int = 0
+    checked: int = 0
+    identical: int = 0
+    different: list[str] = field(default_factory=list)  # keys whose live output differed
+
+    def line(self) -> str:
+        """One sentence for a notebook's output."""
+        if not self.served and not self.checked:
+            return "Shipped answers: none used in this kernel (every output was computed or read from your cache)."
+        text = f"Shipped answers: {self.served + self.checked:,} outputs looked up; {self.checked} recomputed live"
+        if self.checked == self.identical:
+            return f"{text}: {self.identical} identical to the shipped ones."
+        return (
+            f"{text}: {self.identical} identical, {len(self.different)} different (this CPU rounds differently; "
+            "the live outputs were used for those)."
+        )
+
+
+LEDGER = Ledger()
+
+
+class ShippedResults:
+    """The shipped outputs of one model, by namespace and key; read-only, checked live on a seeded sample."""
+
+    def __init__(self, entries: dict[tuple[str, str], Any], live_check: int, seed: int, header: dict[str, Any]) -> None:
+        self.entries = entries
+        self.live_check = live_check
+        self.seed = seed
+        self.header = header
+        self.ledger = LEDGER
+
+    @classmethod
+    def empty(cls) -> ShippedResults:
+        """No shipped answers (another model, an endpoint, or switched off)."""
+        return cls({}, 0, 0, {})
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, item: tuple[str, str]) -> bool:
+        return item in self.entries
+
+    def _sampled(self, key: str) -> bool:
+        if self.ledger.checked >= self.live_check:
+            return False
+        if self.ledger.checked == 0:
+            return True
+        digest = hashlib.sha256(f"{self.seed}:{key}".encode()).hexdigest()
+        return int(digest[:8], 16) % LIVE_STRIDE == 0
+
+    def get(self, namespace: str, key: str) -> Any | None:
+        """The shipped value, counted as served (no live check: for callers that cannot recompute)."""
+        value = self.entries.get((namespace, key))
+        if value is not None:
+            self.ledger.served += 1
+        return value
+
+    def resolve(self, namespace: str, key: str, compute: Callable[[], Any]) -> Any | None:
+        """The shipped value, or the live one when this key falls in the sample; None when nothing is shipped."""
+        shipped = self.entries.get((namespace, key))
+        if shipped is None:
+            return None
+        if not self._sampled(key):
+            self.ledger.served += 1
+            return shipped
+        live = compute()
+        self.ledger.checked += 1
+        if comparable(namespace, live) == comparable(namespace, shipped):
+            self.ledger.identical += 1
+        else:
+            self.ledger.different.append(key)
+        return live
+
+
+_LOADED: dict[tuple[Path, str, int, int], ShippedResults] = {}
+
+
+def read_bundle(path: Path) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
+    """The header and the entries of a bundle file."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        header = json.loads(handle.readline())
+        entries = {}
+        for line in handle:
+            row = json.loads(line)
+            entries[(row["ns"], row["key"])] = row["value"]
+    return header, entries
+
+
+def shipped_results(settings: Settings, folder: Path | None = None) -> ShippedResults:
+    """The shipped answers for the configured model (loaded once per process), or an empty set."""
+    fingerprint = model_fingerprint(settings)
+    path = bundle_path(settings, folder)
+    if not settings.llm.shipped_answers or not fingerprint or not path.is_file():
+        return ShippedResults.empty()
+    cache_key = (path, fingerprint, settings.llm.live_check, settings.seed)
+    if cache_key not in _LOADED:
+        try:
+            header, entries = read_bundle(path)
+        except (OSError, ValueError, KeyError) as error:
+            print(f"Shipped answers in {path.name} could not be read ({error}); every output is computed.")
+            header, entries = {}, {}
+        if header.get("format") != FORMAT or header.get("model_sha256") != fingerprint:
+            entries = {}
+        _LOADED[cache_key] = ShippedResults(entries, settings.llm.live_check, settings.seed, header)
+    return _LOADED[cache_key]
+
+
+def shipped_report() -> str:
+    """What this kernel took from the shipped answers and whether its live sample matched."""
+    return LEDGER.line()
+
+
+def record(namespace: str, key: str, value: Any) -> None:
+    """Append one looked-up output to the recording file, when one is set (building a bundle)."""
+    target = os.environ.get(RECORD_ENV)
+    if not target or value is None:
+        return
+    with open(target, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"ns": namespace, "key": key, "value": value}, ensure_ascii=False) + "\n")
+
+
+def write_bundle(recordings: Iterable[Path], settings: Settings, out: Path, about: dict[str, Any]) -> int:
+    """Write the recorded outputs of the configured model as a bundle (sorted, reproducible); returns the count."""
+    entries: dict[tuple[str, str], Any] = {}
+    for path in recordings:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            entries[(row["ns"], row["key"])] = row["value"]
+    header = {"format": FORMAT, "model": settings.llm.llm_model, "model_sha256": model_fingerprint(settings), **about}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
+        handle.write((json.dumps(header, sort_keys=True) + "\n").encode("utf-8"))
+        for (namespace, key), value in sorted(entries.items()):
+            row = {"ns": namespace, "key": key, "value": value}
+            handle.write((json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
+    return len(entries)

@@ -1,0 +1,123 @@
+"""The shipped answers: served instead of the model, checked live on a seeded sample, ignored when they do not fit.
+
+The model here is a fake (a unit test of the cache logic, not of an LLM): it counts its calls and can be told to
+answer differently, as llama.cpp may on another CPU.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers.config import Settings
+from helpers.llm import shipped
+from helpers.llm.cache import CachedLLM
+from helpers.llm.client import Completion
+from helpers.llm.completions import CachedCompleter, DiskCache, prompt_key
+
+
+class CountingLLM:
+    """A fake model: answers "answer to <last message>" (or a changed answer), counting its calls."""
+
+    name = "qwen2.5-coder-1.5b"
+
+    def __init__(self, prefix: str = "answer to") -> None:
+        self.prefix = prefix
+        self.calls = 0
+
+    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
+        self.calls += 1
+        return Completion(f"{self.prefix} {messages[-1]['content']}", 10, 3, 1.5)
+
+    def close(self) -> None:
+        pass
+
+
+def ask(question: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": question}]
+
+
+QUESTIONS = [f"question {i}" for i in range(60)]
+
+
+@pytest.fixture
+def bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_settings: Settings) -> Settings:
+    """Settings of the default reader with a bundle of 30 answers recorded from the fake model."""
+    settings = tmp_settings.replace(llm_model="qwen2.5-coder-1.5b", cache_dir=tmp_path / "recording-cache")
+    recording = tmp_path / "recording.jsonl"
+    monkeypatch.setenv(shipped.RECORD_ENV, str(recording))
+    monkeypatch.setattr(shipped, "ANSWERS_DIR", tmp_path / "answers")
+    monkeypatch.setattr(shipped, "LEDGER", shipped.Ledger())
+    monkeypatch.setattr(shipped, "_LOADED", {})
+    recorder = CachedLLM(CountingLLM(), settings.replace(shipped_answers=False))
+    for question in QUESTIONS:
+        recorder.chat(ask(question), 20)
+    recorder.close()
+    monkeypatch.delenv(shipped.RECORD_ENV)
+    count = shipped.write_bundle([recording], settings, shipped.bundle_path(settings), {"commit": "test"})
+    assert count == len(QUESTIONS)
+    return settings.replace(cache_dir=tmp_path / "student-cache")
+
+
+def test_shipped_answers_are_served_and_a_sample_is_recomputed_live(bundle: Settings) -> None:
+    model = CountingLLM()
+    llm = CachedLLM(model, bundle)
+    answers = [llm.chat(ask(question), 20) for question in QUESTIONS]
+    ledger = shipped.LEDGER
+    assert [a.text for a in answers] == [f"answer to {q}" for q in QUESTIONS]
+    assert model.calls == ledger.checked == ledger.identical == 10  # live_check's default
+    assert ledger.served == len(QUESTIONS) - 10 and not ledger.different
+    assert "10 recomputed live: 10 identical" in shipped.shipped_report()
+
+
+def test_a_different_live_answer_is_counted_and_used(bundle: Settings) -> None:
+    llm = CachedLLM(CountingLLM(prefix="another CPU says"), bundle.replace(live_check=3))
+    answers = [llm.chat(ask(question), 20).text for question in QUESTIONS]
+    assert len(shipped.LEDGER.different) == 3 and shipped.LEDGER.identical == 0
+    assert sum(a.startswith("another CPU says") for a in answers) == 3  # the live ones, not the shipped ones
+    assert "3 different" in shipped.shipped_report()
+
+
+def test_a_changed_prompt_or_setting_misses_the_bundle(bundle: Settings) -> None:
+    model = CountingLLM()
+    llm = CachedLLM(model, bundle)
+    llm.chat(ask("a question nobody shipped"), 20)
+    llm.chat(ask(QUESTIONS[0]), 21)  # another answer-token limit: another key
+    assert model.calls == 2 and shipped.LEDGER.served == shipped.LEDGER.checked == 0
+
+
+def test_the_bundle_of_another_model_file_or_switched_off_is_not_used(bundle: Settings) -> None:
+    path = shipped.bundle_path(bundle)
+    header, entries = shipped.read_bundle(path)
+    assert header["model_sha256"] == shipped.model_fingerprint(bundle) and len(entries) == len(QUESTIONS)
+    assert len(shipped.shipped_results(bundle.replace(shipped_answers=False))) == 0
+    assert len(shipped.shipped_results(bundle.replace(llm_gguf=str(path)))) == 0  # a GGUF of one's own
+    text = gzip.decompress(path.read_bytes()).decode().splitlines()
+    text[0] = json.dumps({**header, "model_sha256": "0" * 64})
+    path.write_bytes(gzip.compress("\n".join(text).encode()))
+    shipped._LOADED.clear()
+    assert len(shipped.shipped_results(bundle)) == 0
+
+
+def test_completer_outputs_are_checked_against_the_model_itself(bundle: Settings, tmp_path: Path) -> None:
+    recording = tmp_path / "outputs.jsonl"
+    rows = [
+        {"ns": "outputs", "key": shipped_key(q), "value": {"text": f"answer to {q}", "seconds": 1.0}} for q in QUESTIONS
+    ]
+    recording.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    shipped.write_bundle([recording], bundle, shipped.bundle_path(bundle), {})
+    shipped._LOADED.clear()
+    model = CountingLLM()
+    completer = CachedCompleter(
+        lambda: model, model.name, DiskCache(tmp_path / "outputs", shipped.shipped_results(bundle))
+    )
+    texts = [completer.complete(ask(q), 20) for q in QUESTIONS]
+    assert texts == [f"answer to {q}" for q in QUESTIONS] and model.calls == 10
+    assert shipped.LEDGER.identical == 10
+
+
+def shipped_key(question: str) -> str:
+    return prompt_key("qwen2.5-coder-1.5b", {"messages": ask(question), "max_tokens": 20})
