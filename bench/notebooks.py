@@ -11,6 +11,7 @@ What it leaves out: nbval's output comparison (the test command does that), the 
     .venv/bin/python -m bench.notebooks [--smoke] [--only 00,03] [--profile full]
 
     .venv/bin/python -m bench.notebooks --profile full --only 06 --cold-llm-cache
+    .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers   # then: python -m helpers ship-answers
 
 Results: bench/results/notebooks.json (ci) or notebooks_full.json (full), each row written as soon as it ran.
 With `--only`, the rows of the notebooks not run are kept from the file; every row carries its own date,
@@ -29,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.common import REPO_ROOT, Record, arguments, cache_as_after_setup, git_commit, load_average, ratio
+from helpers.llm.shipped import RECORD_ENV
 
 BUDGET_S = {"notebook": 240.0, "course": 1200.0}
 CELL_TIMEOUT_S = {"ci": 600, "full": 4 * 3600}  # full: notebook 08's ablation cell alone runs for an hour
@@ -59,6 +61,16 @@ def kept_rows(path: Path, wanted: list[str]) -> list[dict[str, object]]:
     return [row for row in rows if str(row["notebook"])[:2] not in wanted]
 
 
+def shipped_lines(notebook: object) -> list[str]:
+    """The lines an executed notebook printed about the shipped answers (what it served, what it checked live)."""
+    found = []
+    for cell in getattr(notebook, "cells", []):
+        for output in cell.get("outputs", []):
+            text = output.get("text", "") or output.get("data", {}).get("text/plain", "")
+            found += [line.strip() for line in str(text).splitlines() if line.strip().startswith("Shipped answers:")]
+    return found
+
+
 def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
     """Execute one notebook in a fresh kernel; seconds and outcome."""
     import nbformat
@@ -79,7 +91,7 @@ def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
     except DeadKernelError:
         status = "kernel died"
     seconds = round(time.perf_counter() - start, 1)
-    return {"notebook": path.name, "seconds": seconds, "status": status,
+    return {"notebook": path.name, "seconds": seconds, "status": status, "shipped": shipped_lines(notebook),
             "over_budget_ratio": ratio(seconds, BUDGET_S["notebook"]),
             "date": datetime.now(UTC).isoformat(timespec="seconds"), "commit": commit,
             "load_average": [load_start, load_average()[0]]}  # fmt: skip
@@ -92,6 +104,7 @@ def main() -> None:
         parser.add_argument("--only", default="")
         parser.add_argument("--profile", choices=tuple(CELL_TIMEOUT_S), default="ci")
         parser.add_argument("--cold-llm-cache", action="store_true", help="start with no cached LLM answers")
+        parser.add_argument("--record", type=Path, help="a folder: every LLM output each notebook looks up, NN.jsonl")
 
     args = arguments(__doc__.splitlines()[0], options)
     folder = Path(tempfile.mkdtemp(prefix="kit-bench-notebooks-"))
@@ -113,6 +126,9 @@ def main() -> None:
         paths = [p for p in paths if p.name[:2] in wanted]
     rows = kept_rows(args.out / f"{name}.json", wanted)
     for path in paths:
+        if args.record:  # the kernel inherits the environment it is started with
+            args.record.mkdir(parents=True, exist_ok=True)
+            os.environ[RECORD_ENV] = str(args.record / f"{path.name[:2]}.jsonl")
         row = {**run_notebook(path, args.profile), "llm_cache": llm_cache}
         print(row, flush=True)
         rows = sorted([*rows, row], key=lambda found: str(found["notebook"]))
