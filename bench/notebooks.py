@@ -71,6 +71,19 @@ def shipped_lines(notebook: object) -> list[str]:
     return found
 
 
+def slowest_cells(notebook: object, count: int = 3) -> list[dict[str, object]]:
+    """The cells that took longest (nbclient records each cell's start and reply times), with their first line."""
+    timed = []
+    for index, cell in enumerate(getattr(notebook, "cells", [])):
+        stamps = cell.get("metadata", {}).get("execution", {})
+        if "iopub.execute_input" in stamps and "shell.execute_reply" in stamps:
+            start = datetime.fromisoformat(stamps["iopub.execute_input"].replace("Z", "+00:00"))
+            end = datetime.fromisoformat(stamps["shell.execute_reply"].replace("Z", "+00:00"))
+            first = next((line for line in cell.source.splitlines() if line.strip()), "")[:80]
+            timed.append({"cell": index, "seconds": round((end - start).total_seconds(), 1), "first_line": first})
+    return sorted(timed, key=lambda row: -float(row["seconds"]))[:count]
+
+
 def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
     """Execute one notebook in a fresh kernel; seconds and outcome."""
     import nbformat
@@ -92,6 +105,7 @@ def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
         status = "kernel died"
     seconds = round(time.perf_counter() - start, 1)
     return {"notebook": path.name, "seconds": seconds, "status": status, "shipped": shipped_lines(notebook),
+            "slowest_cells": slowest_cells(notebook),
             "over_budget_ratio": ratio(seconds, BUDGET_S["notebook"]),
             "date": datetime.now(UTC).isoformat(timespec="seconds"), "commit": commit,
             "load_average": [load_start, load_average()[0]]}  # fmt: skip

@@ -1,0 +1,65 @@
+"""Build the shipped answers from recorded notebook runs: `python -m helpers.llm.build_shipped RECORDINGS`.
+
+What it does: reads the JSONL files `bench.notebooks --record RECORDINGS` wrote (one per notebook: every LLM output
+the notebook looked up, whether computed or read from a cache) and writes `course_data/answers/<model>.jsonl.gz`
+with a header naming the model file's sha256, the commit and machine that computed them and how many outputs
+each notebook contributed. Run it after a full-profile run of the notebooks with the default reader:
+
+    .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers
+    .venv/bin/python -m helpers.llm.build_shipped /tmp/answers
+
+What it leaves out: checking the outputs (each kernel that uses them recomputes a seeded sample live).
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from helpers.config import REPO_ROOT, Settings, load_settings
+from helpers.llm.shipped import bundle_path, model_fingerprint, write_bundle
+
+
+def commit_of(folder: Path = REPO_ROOT) -> str:
+    """The short commit of the repository (or "unknown" outside git)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=folder, capture_output=True, text=True)
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def per_notebook(recordings: list[Path]) -> dict[str, int]:
+    """Lines recorded per notebook (file stem), repeats included."""
+    return {path.stem: sum(1 for _ in path.open(encoding="utf-8")) for path in recordings}
+
+
+def main(folder: Path, settings: Settings) -> int:
+    """Write the bundle of the configured model from the recordings in `folder`."""
+    recordings = sorted(folder.glob("*.jsonl"))
+    if not recordings:
+        print(f"error: no recordings (*.jsonl) in {folder}", file=sys.stderr)
+        return 2
+    if not model_fingerprint(settings):
+        print("error: only the packaged local models have a known sha256 to key shipped answers by", file=sys.stderr)
+        return 2
+    about = {
+        "built": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": commit_of(),
+        "machine": f"{platform.machine()} {platform.processor() or platform.platform()}",
+        "recorded_per_notebook": per_notebook(recordings),
+    }
+    out = bundle_path(settings)
+    count = write_bundle(recordings, settings, out, about)
+    print(f"wrote {out} ({count:,} outputs, {out.stat().st_size / 1e6:.2f} MB); commit it")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(__doc__.splitlines()[0], file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(Path(sys.argv[1]), load_settings()))
