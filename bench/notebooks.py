@@ -13,7 +13,8 @@ What it leaves out: nbval's output comparison (the test command does that), the 
     .venv/bin/python -m bench.notebooks --profile full --only 06 --cold-llm-cache
     .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers   # then: python -m helpers ship-answers
 
-Results: bench/results/notebooks.json (ci) or notebooks_full.json (full), each row written as soon as it ran.
+Results: bench/results/notebooks.json (ci) or notebooks_full.json (full), each row written as soon as it ran;
+in `full`, each notebook's text outputs in notebooks_full_outputs/NN.json (what the README cites from a notebook).
 With `--only`, the rows of the notebooks not run are kept from the file; every row carries its own date,
 commit, load average and cache state. `--cold-llm-cache` runs with an empty LLM answer cache (a student's
 first run): a temporary cache folder that links only the installed models, ONNX exports and wheels.
@@ -84,8 +85,19 @@ def slowest_cells(notebook: object, count: int = 3) -> list[dict[str, object]]:
     return sorted(timed, key=lambda row: -float(row["seconds"]))[:count]
 
 
-def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
-    """Execute one notebook in a fresh kernel; seconds and outcome."""
+def text_outputs(notebook: object) -> list[dict[str, object]]:
+    """Every code cell's printed and displayed text (tables as text), so a figure in prose can cite its run."""
+    cells = []
+    for index, cell in enumerate(getattr(notebook, "cells", [])):
+        texts = [str(output.get("text", "") or output.get("data", {}).get("text/plain", ""))
+                 for output in cell.get("outputs", [])]  # fmt: skip
+        if any(texts):
+            cells.append({"cell": index, "text": "".join(texts)})
+    return cells
+
+
+def run_notebook(path: Path, profile: str = "ci", outputs: Path | None = None) -> dict[str, object]:
+    """Execute one notebook in a fresh kernel; seconds and outcome (and its text outputs into `outputs`, if given)."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -104,6 +116,11 @@ def run_notebook(path: Path, profile: str = "ci") -> dict[str, object]:
     except DeadKernelError:
         status = "kernel died"
     seconds = round(time.perf_counter() - start, 1)
+    if outputs is not None:
+        outputs.mkdir(parents=True, exist_ok=True)
+        saved = {"notebook": path.name, "profile": profile, "commit": commit, "status": status,
+                 "date": datetime.now(UTC).isoformat(timespec="seconds"), "cells": text_outputs(notebook)}  # fmt: skip
+        (outputs / f"{path.name[:2]}.json").write_text(json.dumps(saved, indent=1, ensure_ascii=False) + "\n")
     return {"notebook": path.name, "seconds": seconds, "status": status, "shipped": shipped_lines(notebook),
             "slowest_cells": slowest_cells(notebook),
             "over_budget_ratio": ratio(seconds, BUDGET_S["notebook"]),
@@ -143,7 +160,8 @@ def main() -> None:
         if args.record:  # the kernel inherits the environment it is started with
             args.record.mkdir(parents=True, exist_ok=True)
             os.environ[RECORD_ENV] = str(args.record / f"{path.name[:2]}.jsonl")
-        row = {**run_notebook(path, args.profile), "llm_cache": llm_cache}
+        outputs = args.out / f"{name}_outputs" if args.profile == "full" and not args.smoke else None
+        row = {**run_notebook(path, args.profile, outputs), "llm_cache": llm_cache}
         print(row, flush=True)
         rows = sorted([*rows, row], key=lambda found: str(found["notebook"]))
         record["rows"] = rows
