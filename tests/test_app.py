@@ -164,6 +164,38 @@ def test_knobs_change_the_retrieval_call(monkeypatch: pytest.MonkeyPatch, tmp_se
     assert fake.calls[-1][1] == tmp_settings.rerank_depth and all("rerank" in h.scores for h in reranked)
 
 
+def test_the_term_filter_offers_the_terms_the_course_names_and_keeps_to_them(
+    tmp_settings: Settings, tmp_path: Path
+) -> None:
+    """On a real ingest of a few course documents: the term dropdown has values, and each keeps to its term."""
+    import shutil
+
+    from course_subset import SMALL_COURSE
+
+    from helpers.corpus import DOCS_DIR
+
+    folder = tmp_path / "course"
+    for name in SMALL_COURSE:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(DOCS_DIR / name, folder / name)
+    engine = AppEngine(settings=tmp_settings.replace(corpus_dir=folder))
+    try:
+        engine.pipeline.ingest(folder, progress=False)
+        search = engine.search
+        terms = search.facets("term")
+        panel = KnobPanel(Knobs(), search.facets("doc_type"), terms)
+        assert terms and panel.term.options[1:] == tuple(terms)
+        assert all(len(term.split()) == 2 and term.split()[1].isdigit() for term in terms)  # "Autumn 2026"
+        for term in terms:
+            for retriever in ("dense", "hybrid"):
+                hits = search.retrieve("When do I have to register?", Knobs(k=5, retriever=retriever, term=term))
+                assert hits and all(term in hit.metadata["term"] for hit in hits), (term, retriever)
+        unfiltered = search.retrieve("When do I have to register?", Knobs(k=20, retriever="dense"))
+        assert any("term" not in hit.metadata for hit in unfiltered)  # a chunk that names no term has no payload
+    finally:
+        engine.close()
+
+
 def test_knobs_default_to_the_configuration(tmp_settings: Settings) -> None:
     knobs = Knobs.from_settings(tmp_settings.replace(top_k=6, retriever="hybrid", hybrid_alpha=0.3))
     assert (knobs.k, knobs.retriever, knobs.alpha, knobs.filters()) == (6, "hybrid", 0.3, None)

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from llama_index.core import Document
 from llama_index.core.node_parser import TokenTextSplitter
+from llama_index.core.schema import MetadataMode
 
 from helpers.chunking import (
     DEFAULT_STRATEGY,
@@ -141,6 +142,28 @@ def test_every_strategy_keeps_metadata(strategy: str) -> None:
     assert nodes and all(n.metadata["strategy"] == strategy and n.metadata["url"] == "https://x.edu" for n in nodes)
     assert all(n.ref_doc_id and "section_path" in n.metadata for n in nodes)
     assert all("chunk" not in n.get_content(metadata_mode="embed") for n in nodes)
+
+
+def test_terms_and_tracks_a_chunk_names_are_payload_neither_embedded_nor_shown_to_the_llm() -> None:
+    from helpers.chunking.facets import named_terms
+
+    assert named_terms("fall of 2026, Winter quarter 2027, autumn 2026 and Spring 2026") == [
+        "Spring 2026",
+        "Autumn 2026",
+        "Winter 2027",
+    ]
+    text = "# Winter 2027\n\nThe MLE elective ADS 631 opens.\n\n# Policies\n\nNo term is named here."
+    document = Document(text=text, metadata={"source": "s.md", "title": "Schedule"})
+    plain = Document(text=text.replace("Winter 2027", "Winter").replace("MLE", "X"), metadata=document.metadata)
+    winter, policies = chunk_documents([document], "header_sections")
+    assert winter.metadata["term"] == ["Winter 2027"] and winter.metadata["track"] == ["MLE"]
+    assert "term" not in policies.metadata and "track" not in policies.metadata  # nothing named, no payload
+    # the id and the embedded and LLM texts are those of a chunk without payload
+    for mode in (MetadataMode.EMBED, MetadataMode.LLM):
+        assert "term:" not in winter.get_metadata_str(mode) and "track:" not in winter.get_metadata_str(mode)
+    assert policies.node_id == chunk_documents([plain], "header_sections")[1].node_id
+    titled = Document(text="Nothing dated.", metadata={"source": "e.eml", "subject": "Spring 2027 checklist"})
+    assert chunk_documents([titled], "header_sections")[0].metadata["term"] == ["Spring 2027"]  # the subject counts
 
 
 def test_unknown_strategy_names_the_allowed_ones() -> None:

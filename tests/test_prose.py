@@ -1,6 +1,7 @@
 """What the prose says must be what the kit is: the notebooks' Markdown, the README and docs/, read against the code.
 
 - every environment variable the prose tells a reader to set is one the kit reads;
+- every setting the prose names (`settings.<name>`, or `name` / `name = value` next to `kit.toml`) is one it has;
 - every repository file the prose cites exists;
 - a reader model named as "this"/"the default" model is the configured default;
 - the notebooks' Markdown states no measured figure (a table or a printed line computed by the cell does).
@@ -31,6 +32,8 @@ CITED_PATH = re.compile(r"`([\w./-]+\.(?:md|py|json|csv|jsonl|ipynb|sh|toml|yml|
 FILES = sorted(
     str(path.relative_to(ROOT)) for path in ROOT.rglob("*") if not {".git", ".venv", ".kit_data"} & set(path.parts)
 )
+SETTING_ATTRIBUTE = re.compile(r"\bsettings\.([a-z_][a-z0-9_]*)")
+BACKTICKED_NAME = re.compile(r"`([a-z][a-z0-9_]*)(?:\s*=\s*[^`]*)?`")  # `top_k` or `top_k = 6`
 MODEL_SIZE = re.compile(r"\b(?:this|the default|the kit's|our) (\d+(?:\.\d+)?B) (?:model|reader)\b", re.IGNORECASE)
 
 
@@ -60,6 +63,16 @@ def known_environment() -> set[str]:
 def unknown_variables(text: str, known: set[str]) -> list[str]:
     """Environment variables a text names that the kit does not read."""
     return sorted({name for name in ENV_NAME.findall(text) if name not in known and not name.endswith("_")})
+
+
+def unknown_settings(text: str) -> list[str]:
+    """Settings a text names that `Settings` lacks: `settings.<name>`, and the names in a sentence about `kit.toml`."""
+    names = set(SETTING_ATTRIBUTE.findall(text))
+    for sentence in re.split(r"(?<=[.!?])\s", text):
+        if "`kit.toml`" in sentence:
+            names |= set(BACKTICKED_NAME.findall(sentence))
+    settings = Settings()  # sections (`retrieval`) and methods (`replace`) count: `settings.retrieval.top_k` is fine
+    return sorted(name for name in names if not hasattr(settings, name))
 
 
 def missing_files(text: str, here: Path) -> list[str]:
@@ -101,6 +114,10 @@ def test_the_rules_catch_planted_mistakes(tmp_path: Path) -> None:
     assert missing_files("see `docs/NOT_THERE.md` and [the guide](docs/instructors.md)", tmp_path) == [
         "docs/NOT_THERE.md"
     ]
+    assert unknown_settings("Set `hybrid_pools = 40` in `kit.toml`. Then `settings.top_kk` and `settings.top_k`.") == [
+        "hybrid_pools",
+        "top_kk",
+    ]
     assert wrong_model_sizes("Answers take ~13 s with this 0.5B model.") == ["0.5B"] or default_size() == "0.5B"
     assert measured_lines("Dense recall@5 rose from 0.452 to 0.615.\nA plain sentence.") == [
         "Dense recall@5 rose from 0.452 to 0.615."
@@ -118,6 +135,11 @@ def test_the_configuration_reads_every_setting_from_the_environment() -> None:
 @pytest.mark.parametrize("name", sorted(prose_sources()))
 def test_every_environment_variable_named_is_one_the_kit_reads(name: str) -> None:
     assert unknown_variables(prose_sources()[name], known_environment()) == []
+
+
+@pytest.mark.parametrize("name", sorted(prose_sources()))
+def test_every_setting_named_is_one_the_kit_has(name: str) -> None:
+    assert unknown_settings(prose_sources()[name]) == []
 
 
 @pytest.mark.parametrize("name", sorted(prose_sources()))

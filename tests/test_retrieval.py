@@ -133,7 +133,10 @@ def test_filters_match_like_the_store() -> None:
     assert not matches(meta, {"doc_type": "pdf"}) and matches(meta, None)
     assert matches(meta, {"sender": "whitcombe"}) and matches(meta, {"sender": "ANA whitcombe"})  # words, any case
     assert not matches(meta, {"sender": "whit"}) and matches(meta, {"sender": ["park", "whitcombe"]})
-    assert not matches(meta, {"term": "Winter"}) and not matches(meta, {"program": "MLE"})  # keywords are exact
+    assert not matches(meta, {"term": "Winter"}) and not matches(meta, {"track": "MLE"})  # keywords are exact
+    named = {"term": ["Autumn 2026", "Winter 2027"]}  # a list payload: any of its values matches, as in Qdrant
+    assert matches(named, {"term": "Winter 2027"}) and matches(named, {"term": ["Spring 2027", "Autumn 2026"]})
+    assert not matches(named, {"term": "Spring 2027"}) and not matches({}, {"term": "Winter 2027"})
     with pytest.raises(ValueError, match="cannot filter on colour"):
         matches(meta, {"colour": "red"})
 

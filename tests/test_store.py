@@ -107,6 +107,20 @@ def test_filters_on_doc_type_and_sender_restrict_results() -> None:
         filters_from({"doctype": "email"})
 
 
+def test_a_list_payload_filters_on_any_value_and_a_changed_payload_is_written_again() -> None:
+    store = KitStore(QdrantClient(":memory:"), "c", DIM)
+    before = make_nodes({"cal.csv": ["Oct 1", "Jan 4"]})  # stored before the term payload was filled
+    store.upsert_nodes(before)
+    after = make_nodes({"cal.csv": ["Oct 1", "Jan 4"]})
+    after[0].metadata["term"], after[1].metadata["term"] = ["Autumn 2026"], ["Autumn 2026", "Winter 2027"]
+    assert store.upsert_nodes(after) == {"written": 2, "unchanged": 0, "removed_stale": 0}  # same ids, new payload
+    assert store.upsert_nodes(after) == {"written": 0, "unchanged": 2, "removed_stale": 0} and store.count() == 2
+    query = np.ones(DIM) / np.sqrt(DIM)
+    assert {h.text for h in store.search(query, 10, {"term": "Winter 2027"})} == {"Jan 4"}
+    assert {h.text for h in store.search(query, 10, {"term": "Autumn 2026"})} == {"Oct 1", "Jan 4"}
+    assert store.search(query, 10, {"term": "Spring 2027"}) == []
+
+
 def test_dimension_mismatch_names_both_sizes_and_the_fix(tmp_path: Path) -> None:
     client = QdrantClient(path=str(tmp_path / "q"))
     KitStore(client, "course", 384)

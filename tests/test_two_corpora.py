@@ -96,3 +96,28 @@ def test_budget_verdict_takes_the_fewest_tokens_within_the_tolerance_on_every_co
     assert verdict.attrs["chosen"] == "mid"
     assert not verdict.loc["small", "within 0.02 of the best F1"] and verdict.loc["big", "within 0.02 of the best F1"]
     assert budget_verdict(rows, tolerance=0.0).attrs["chosen"] == ""
+
+
+def test_the_retrieval_default_is_the_row_the_rule_picks_from_the_committed_sweep() -> None:
+    """Notebook 05's rule on bench.realworld's rows: best mean, at most one question lost to the old default."""
+    from bench.realworld import RETRIEVALS
+    from helpers.config import REPO_ROOT, Settings
+    from helpers.evaluation.two_corpora import (
+        pick_by_questions,
+        questions_lost,
+        retrieval_label,
+        sweep_questions,
+        sweep_results,
+        sweep_table,
+    )
+
+    for label, params in RETRIEVALS.items():  # the names the sweep wrote are the names of these settings
+        assert retrieval_label(Settings().replace(**params)) == label.removesuffix(" (old)")
+    rows = sweep_results("retrieval", REPO_ROOT / "bench" / "results")
+    where = {"chunking": "recursive 500/50 (old)", "k": Settings().top_k}
+    table = sweep_table(rows, "answer in context", "retrieval", **where)
+    asked = sweep_questions(rows, **where)
+    old = "rrf pool 30 (old)"
+    chosen = pick_by_questions(table, old, asked, max_lost=1)
+    assert chosen == retrieval_label(Settings())
+    assert questions_lost(table, old, asked).loc[chosen].max() <= 1

@@ -69,8 +69,11 @@ class SearchBuilder:
         return self._chunks
 
     def facets(self, key: str) -> list[str]:
-        """The distinct values of one metadata field in the index, sorted (for the filter dropdowns)."""
-        return sorted({str(c.metadata[key]) for c in self.chunks() if c.metadata.get(key) not in (None, "")})
+        """The distinct values of one metadata field in the index, sorted (for the filter dropdowns); a field
+        holding a list (the terms a chunk names) contributes each of its values. Chunks without it add nothing."""
+        values = (c.metadata.get(key) for c in self.chunks())
+        found = {v for value in values for v in (value if isinstance(value, list | tuple) else [value])}
+        return sorted({str(v) for v in found if v not in (None, "")})
 
     def bm25(self) -> Any:
         """The BM25 index over the stored chunks (fitted once)."""

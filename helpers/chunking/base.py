@@ -2,8 +2,9 @@
 
 A strategy turns one `Document` into `TextNode`s made by `make_nodes` (the document's metadata plus a
 `section_path`); `finish` then numbers each document's chunks, names the strategy and gives every node a
-deterministic id. `add_context` is the study knowledge base's option: the prefix "Title > Section" goes into metadata
-that is embedded with the text but never shown to the LLM.
+deterministic id, and stores the terms and tracks the chunk names as filter payload (`facets.py`). `add_context` is
+the study knowledge base's option: the prefix "Title > Section" goes into metadata that is embedded with the text
+but never shown to the LLM.
 What it leaves out: the strategies themselves (one file each) and anything about embedding or storage.
 """
 
@@ -18,11 +19,13 @@ from llama_index.core import Document
 from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode
 from llama_index.core.utils import get_tokenizer
 
+from helpers.chunking.facets import FACET_KEYS, add_facets
+
 # A fixed namespace: uuid5(namespace, name) is the same on every machine and every run.
 KIT_NAMESPACE = uuid.UUID("6f1c2a4e-8d4b-5f3a-9c1e-2b7d4a0e9f11")
-# Bookkeeping the embedder must not see; `context` is the one key added *for* the embedder.
-NOT_EMBEDDED = ("chunk", "strategy", "section_path")
-NOT_FOR_LLM = ("chunk", "strategy", "context")
+# Bookkeeping and filter payload the embedder must not see; `context` is the one key added *for* the embedder.
+NOT_EMBEDDED = ("chunk", "strategy", "section_path", *FACET_KEYS)
+NOT_FOR_LLM = ("chunk", "strategy", "context", *FACET_KEYS)
 SEPARATOR = " > "
 SPLITTER_CACHE_SIZE = 1 << 15  # distinct words/sentences remembered by `splitter_tokenizer`
 
@@ -110,7 +113,7 @@ def add_context(nodes: Sequence[TextNode]) -> list[TextNode]:
 
 
 def finish(nodes: Sequence[TextNode], strategy: str) -> list[TextNode]:
-    """Number each document's chunks, record the strategy, and give every node its content-based id."""
+    """Number each document's chunks, record the strategy and the terms and tracks it names, give it its id."""
     chunks_so_far: dict[str, int] = {}
     seen: dict[tuple[str, str], int] = {}  # the same text twice in one document gets two ids
     for node in nodes:
@@ -124,4 +127,5 @@ def finish(nodes: Sequence[TextNode], strategy: str) -> list[TextNode]:
         repeat = seen[(document, embedded)] = seen.get((document, embedded), -1) + 1
         source = node.metadata.get("source", document)
         node.id_ = node_id(f"{source}#{node.metadata.get('page', '')}#{repeat}", embedded)
+        add_facets(node)  # filter payload only: neither embedded nor hashed into the id
     return list(nodes)

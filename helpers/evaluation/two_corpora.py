@@ -9,7 +9,8 @@ A default tuned on one corpus can lose on another, so every choice here is score
   evidence document is among them, and the prompt tokens those passages cost;
 - `answer_row` asks the reader (short-answer mode) and scores SQuAD EM/F1, refusals and seconds per answer;
 - `side_by_side` puts the rows of both corpora next to each other, and `pick_default` keeps the choice that
-  does not lose on either.
+  does not lose on either; `pick_by_questions` allows a loss of a few questions (`questions_lost` counts them),
+  the rule the retrieval default was chosen by (docs/decisions.md, notebook 05).
 What it leaves out: LLM judges (notebook 08) and the test splits' use for tuning — tune on `dev`, report `test`.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -205,6 +206,39 @@ def pick_default(table: pd.DataFrame, current: str, tolerance: float = 0.0) -> s
     floor = table.loc[current] - tolerance
     safe = table[(table >= floor).all(axis=1)]
     return str(safe.mean(axis=1).idxmax())
+
+
+def questions_lost(table: pd.DataFrame, current: str, questions: Mapping[str, int]) -> pd.DataFrame:
+    """Per set-up and corpus: how many questions fewer than `current` it answers (0 when as many or more).
+
+    `table` holds shares (one column per corpus, as `side_by_side` makes), `questions` how many questions each
+    share is of; the products are rounded, so a table rounded to three digits still counts whole questions.
+    """
+    counts = pd.Series({corpus: questions[corpus] for corpus in table.columns})
+    return ((table.loc[current] - table) * counts).round().clip(lower=0).astype(int)
+
+
+def pick_by_questions(table: pd.DataFrame, current: str, questions: Mapping[str, int], max_lost: int = 1) -> str:
+    """The set-up with the best mean over corpora among those that answer at most `max_lost` questions fewer
+    than `current` on every corpus."""
+    lost = questions_lost(table, current, questions)
+    return str(table[(lost <= max_lost).all(axis=1)].mean(axis=1).idxmax())
+
+
+def retrieval_label(settings: Settings) -> str:
+    """The row name `bench.realworld` gives these retrieval settings in its sweep ("weighted 0.5 pool 50")."""
+    r = settings.retrieval
+    if r.retriever in ("dense", "bm25"):
+        return r.retriever
+    name = f"weighted {r.hybrid_alpha} pool {r.hybrid_pool}" if r.retriever == "hybrid" else f"rrf pool {r.hybrid_pool}"
+    return f"{name} stemmed" if r.bm25_tokenizer == "stemmed" else name
+
+
+def sweep_questions(rows: pd.DataFrame, **where: Any) -> dict[str, int]:
+    """How many questions each corpus's rows of a sweep (`sweep_results`) were scored on, keeping `where`."""
+    for key, value in where.items():
+        rows = rows[rows[key] == value]
+    return {str(corpus): int(count) for corpus, count in rows.groupby("corpus")["questions"].max().items()}
 
 
 def sweep_results(stage: str, folder: Path) -> pd.DataFrame:

@@ -3,9 +3,10 @@
 A filter is a dict such as `{"doc_type": "email", "sender": "whitcombe"}`: every key must hold, a list means
 "any of these values". The store (`helpers.store.filters_from`) turns it into Qdrant conditions applied inside
 the search, so k results come back even when few chunks match; `matches` applies the very same rules to one
-chunk's metadata, which BM25 uses as a mask before ranking. Keyword fields (`source`, `doc_type`, `program`,
-`track`, `term`) match exactly; text fields (`sender`, `subject`) match when every word of the value is a word
-of the field, in any order and any case — as Qdrant does.
+chunk's metadata, which BM25 uses as a mask before ranking. Keyword fields (`source`, `doc_type`, `track`,
+`term`) match exactly, and a field holding a list (the terms a chunk names) matches when any of its values does;
+text fields (`sender`, `subject`) match when every word of the value is a word of the field, in any order and
+any case — as Qdrant does.
 What it leaves out: ranges (dates, pages), negation and OR across keys.
 """
 
@@ -34,7 +35,8 @@ def field_matches(key: str, actual: object, wanted: object) -> bool:
         return actual is not None and any(
             _words(value) and set(_words(value)) <= set(_words(actual)) for value in _values(wanted)
         )
-    return actual is not None and str(actual) in {str(value) for value in _values(wanted)}
+    held = {str(value) for value in _values(actual)} if actual is not None else set()
+    return bool(held & {str(value) for value in _values(wanted)})
 
 
 def matches(metadata: Mapping[str, object], filters: Filters | None) -> bool:

@@ -9,8 +9,8 @@
   degree_level  the profile's, when the question says "my degree" / "my program"
 `where` keeps the conditions the class-schedule payload can filter on (term, days, modality, instructor, course);
 `list_field(question)` says which payload field a list question asks for ("which instructors" → instructor).
-The course index's chunks carry no track or term payload, so for them `query_hint` adds the profile's values to
-the search text instead of filtering.
+The course index's chunks carry a term or track payload only where they name one (`helpers.chunking.facets`), and
+most do not, so for them `query_hint` adds the profile's values to the search text instead of filtering.
 What it leaves out: ranges ("after 5 pm"), negation ("not online"), relative dates beyond "next <season>".
 """
 
@@ -20,18 +20,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from helpers.chunking.facets import SEASONS, TERM, TRACKS
 from helpers.sources.students import Profile
 
-SEASONS = {"autumn": "Autumn", "fall": "Autumn", "winter": "Winter", "spring": "Spring", "summer": "Summer"}
-TERM = re.compile(r"\b(autumn|fall|winter|spring|summer)(?:\s+(?:quarter|term))?\s+(?:of\s+)?(20\d\d)\b", re.I)
 BARE_SEASON = re.compile(r"\b(?:next|this|in|during|the)\s+(autumn|fall|winter|spring|summer)\b", re.I)
 MY_TERM = re.compile(r"\b(my (first|entry|starting|start) (term|quarter)|my entry term|when i start|i start)\b", re.I)
 DAYS = {"mon": "Mon", "tue": "Tue", "wed": "Wed", "thu": "Thu", "fri": "Fri"}
 DAY = re.compile(r"\b(mon|tues?|wednes|thurs?|fri)(days?)?\b", re.I)
 MODALITY = re.compile(r"\b(online|hybrid|in[- ]person)\b", re.I)
 COURSE = re.compile(r"\bADS\s?(\d{3}[A-Z]?)\b", re.I)
-TRACKS = {"ADSc": re.compile(r"\b(adsc|analytics (and|&) decision science)\b", re.I),
-          "MLE": re.compile(r"\b(mle|machine learning engineering)\b", re.I)}  # fmt: skip
 MY_TRACK = re.compile(r"\b(my track|track am i|my concentration)\b", re.I)
 MY_DEGREE = re.compile(r"\b(my degree|my program|degree level)\b", re.I)
 LIST_FIELDS = (
@@ -117,7 +114,7 @@ def list_field(question: str) -> str | None:
 
 
 def query_hint(question: str, scope: Scope) -> str:
-    """The search text with the profile-derived values added (chunks of the course index carry no such payload)."""
+    """The search text with the profile-derived values added (few chunks of the course index carry such payload)."""
     extra = [scope.conditions[k] for k in scope.from_profile if k in scope.conditions]
     return f"{question} ({', '.join(extra)})" if extra else question
 

@@ -4,7 +4,9 @@ What it does: creates the collection with the embedder's dimension and cosine di
 existing one matches), writes nodes through LlamaIndex's `QdrantVectorStore` in batches, and searches it.
 Point ids come from content (`helpers.chunking.node_id`), so `upsert_nodes` skips every id already
 stored: a re-run writes nothing, an interrupted run resumes where it stopped, and chunks of a changed
-document that no longer exist are removed — after the new ones are written, so nothing is ever missing.
+document that no longer exist are removed — after the new ones are written, so nothing is ever missing. A
+stored chunk whose filterable payload differs from the new one (a collection written before a field such as
+`term` was filled) is written again, so its filters are never stale.
 What it leaves out: hybrid (sparse) vectors and fusion (see `helpers.retrieval`).
 """
 
@@ -21,10 +23,15 @@ from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient, models
 
 from helpers.store.client import StoreError, enable_fast_local_writes, is_local
-from helpers.store.payload_filters import create_payload_indexes, filters_from
+from helpers.store.payload_filters import FILTER_FIELDS, create_payload_indexes, filters_from
 from helpers.types import Hit
 
 WRITE_BATCH = 256  # points per write: an interruption loses at most one batch, and the re-run redoes it
+
+
+def _filterable(node: BaseNode) -> dict[str, Any]:
+    """The node's metadata as the filterable payload fields would store it (lists as lists)."""
+    return {key: list(v) if isinstance(v, tuple) else v for key, v in node.metadata.items() if key in FILTER_FIELDS}
 
 
 class KitStore:
@@ -87,6 +94,11 @@ class KitStore:
             ids.setdefault(str((point.payload or {}).get("source")), set()).add(str(point.id))
         return ids
 
+    def filter_payloads(self) -> dict[str, dict[str, Any]]:
+        """Every point's filterable payload (source, doc_type, term …) by point id (one pass over the collection)."""
+        points = self._scroll(with_payload=list(FILTER_FIELDS), with_vectors=False)
+        return {str(point.id): dict(point.payload or {}) for point in points}
+
     def ids_of_source(self, source: str) -> set[str]:
         """Ids of the points that came from one source file."""
         return self.ids_by_source().get(source, set())
@@ -96,20 +108,27 @@ class KitStore:
         if any(node.embedding is None for node in nodes):
             raise StoreError("every node needs its embedding before it is stored (node.embedding is None)")
         # 1. which ids of these sources are stored already, and which stored ones are gone from the new chunks
-        stored = self.ids_by_source()
+        payloads = self.filter_payloads()
+        stored: dict[str, set[str]] = {}
+        for point_id, payload in payloads.items():
+            stored.setdefault(str(payload.get("source")), set()).add(point_id)
         new_ids: dict[str, set[str]] = {}
         for node in nodes:
             new_ids.setdefault(str(node.metadata.get("source")), set()).add(node.node_id)
         present = set().union(*(stored.get(source, set()) & ids for source, ids in new_ids.items()))
         stale = [i for source, ids in new_ids.items() for i in stored.get(source, set()) - ids]
-        # 2. write the missing ones batch by batch (each batch is on disk before the next starts)
-        to_write = [node for node in nodes if node.node_id not in present]
+        # 2. write the missing ones, and the stored ones whose filterable payload changed, batch by batch
+        #    (each batch is on disk before the next starts)
+        current = {
+            node.node_id for node in nodes if node.node_id in present and _filterable(node) == payloads[node.node_id]
+        }
+        to_write = [node for node in nodes if node.node_id not in current]
         for start in range(0, len(to_write), batch_size):
             self.vector_store.add(list(to_write[start : start + batch_size]))
         # 3. only now remove the old chunks of changed documents
         if stale:
             self.client.delete(self.collection, points_selector=models.PointIdsList(points=stale))
-        return {"written": len(to_write), "unchanged": len(present), "removed_stale": len(stale)}
+        return {"written": len(to_write), "unchanged": len(current), "removed_stale": len(stale)}
 
     def nodes(self) -> list[BaseNode]:
         """Every stored chunk as a LlamaIndex node, with its embedding (for numpy search and inspection)."""

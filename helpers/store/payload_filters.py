@@ -2,9 +2,10 @@
 
 What it does: every key must hold (AND); a list value means "any of" (IN); keyword fields match exactly,
 text fields (`sender`, `subject`) match when every word of the value appears in the field, in any order
-and any case. The result is LlamaIndex's `MetadataFilters`, which `KitStore.search`, LlamaIndex
-retrievers and `QdrantVectorStore` all accept (it becomes a qdrant `Filter`). On a server, the same fields
-get payload indexes, so filtering stays fast on large collections; embedded mode scans every point.
+and any case. A payload holding a list (`term`, `track`: what a chunk names, see `helpers.chunking.facets`)
+matches when any of its values does. The result is LlamaIndex's `MetadataFilters`, which `KitStore.search`,
+LlamaIndex retrievers and `QdrantVectorStore` all accept (it becomes a qdrant `Filter`). On a server, the same
+fields get payload indexes, so filtering stays fast on large collections; embedded mode scans every point.
 What it leaves out: ranges (dates, pages) and OR across keys — build `MetadataFilters` by hand for those.
 """
 
@@ -19,7 +20,6 @@ from qdrant_client import QdrantClient, models
 FILTER_FIELDS = {
     "source": "keyword",
     "doc_type": "keyword",
-    "program": "keyword",
     "track": "keyword",
     "term": "keyword",
     "sender": "text",
