@@ -121,3 +121,15 @@ def test_completer_outputs_are_checked_against_the_model_itself(bundle: Settings
 
 def shipped_key(question: str) -> str:
     return prompt_key("qwen2.5-coder-1.5b", {"messages": ask(question), "max_tokens": 20})
+
+
+def test_the_same_recordings_give_the_same_bytes(bundle: Settings, tmp_path: Path) -> None:
+    recording = tmp_path / "again.jsonl"
+    rows = [{"ns": "answers", "key": f"{i:064x}", "value": {"text": str(i)}} for i in (3, 1, 2)]
+    recording.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    first, second = tmp_path / "first.jsonl.gz", tmp_path / "second.jsonl.gz"
+    shipped.write_bundle([recording], bundle, first, {"commit": "x"})
+    shipped.write_bundle([recording], bundle, second, {"commit": "x"})
+    assert first.read_bytes() == second.read_bytes()
+    header, entries = shipped.read_bundle(first)
+    assert list(entries) == sorted(entries) and header["commit"] == "x"
