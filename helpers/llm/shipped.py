@@ -196,7 +196,7 @@ def write_bundle(recordings: Iterable[Path], settings: Settings, out: Path, abou
             entries[(row["ns"], row["key"])] = row["value"]
     header = {"format": FORMAT, "model": settings.llm.llm_model, "model_sha256": model_fingerprint(settings), **about}
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
+    with open(out, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as handle:
         handle.write((json.dumps(header, sort_keys=True) + "\n").encode("utf-8"))
         for (namespace, key), value in sorted(entries.items()):
             row = {"ns": namespace, "key": key, "value": value}
