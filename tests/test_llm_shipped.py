@@ -133,3 +133,14 @@ def test_the_same_recordings_give_the_same_bytes(bundle: Settings, tmp_path: Pat
     assert first.read_bytes() == second.read_bytes()
     header, entries = shipped.read_bundle(first)
     assert list(entries) == sorted(entries) and header["commit"] == "x"
+
+
+def test_the_committed_bundle_is_for_the_default_reader() -> None:
+    settings = Settings()
+    header, entries = shipped.read_bundle(shipped.bundle_path(settings))
+    assert header["format"] == shipped.FORMAT and header["model"] == settings.llm.llm_model
+    assert header["model_sha256"] == shipped.model_fingerprint(settings) != ""
+    assert entries and {namespace for namespace, _ in entries} <= set(shipped.NAMESPACES)
+    assert all(len(key) == 64 for _, key in entries) and set(header["recorded_per_notebook"]) <= {
+        f"{n:02d}" for n in range(12)
+    }

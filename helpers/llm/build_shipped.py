@@ -32,13 +32,23 @@ def commit_of(folder: Path = REPO_ROOT) -> str:
     return out.stdout.strip() or "unknown"
 
 
+def cpu_name() -> str:
+    """The CPU model (llama.cpp's kernels, and so its rounding, depend on it)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
 def per_notebook(recordings: list[Path]) -> dict[str, int]:
     """Lines recorded per notebook (file stem), repeats included."""
     return {path.stem: sum(1 for _ in path.open(encoding="utf-8")) for path in recordings}
 
 
-def main(folder: Path, settings: Settings) -> int:
-    """Write the bundle of the configured model from the recordings in `folder`."""
+def main(folder: Path, settings: Settings, commit: str = "") -> int:
+    """Write the bundle of the configured model from the recordings in `folder` (made by the code at `commit`)."""
     recordings = sorted(folder.glob("*.jsonl"))
     if not recordings:
         print(f"error: no recordings (*.jsonl) in {folder}", file=sys.stderr)
@@ -48,8 +58,8 @@ def main(folder: Path, settings: Settings) -> int:
         return 2
     about = {
         "built": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commit": commit_of(),
-        "machine": f"{platform.machine()} {platform.processor() or platform.platform()}",
+        "commit": commit or commit_of(),
+        "cpu": cpu_name(),
         "recorded_per_notebook": per_notebook(recordings),
     }
     out = bundle_path(settings)
@@ -59,7 +69,7 @@ def main(folder: Path, settings: Settings) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print(__doc__.splitlines()[0], file=sys.stderr)
+    if len(sys.argv) not in (2, 3):
+        print(__doc__.splitlines()[0] + " [COMMIT the recordings ran at]", file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(Path(sys.argv[1]), load_settings()))
+    sys.exit(main(Path(sys.argv[1]), load_settings(), *sys.argv[2:]))
