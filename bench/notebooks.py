@@ -196,7 +196,9 @@ def student_run(args: argparse.Namespace) -> None:
     paths = sorted((REPO_ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     wanted = [w for w in args.only.split(",") if w] or (["00"] if args.smoke else [])
     paths = [p for p in paths if not wanted or p.name[:2] in wanted]
-    rows: dict[str, dict[str, object]] = {}
+    earlier = args.out / "notebooks_student.json"
+    kept = json.loads(earlier.read_text(encoding="utf-8")).get("rows", []) if wanted and earlier.exists() else []
+    rows: dict[str, dict[str, object]] = {r["notebook"]: r for r in kept if r["notebook"][:2] not in wanted}
     for run in ("cold", "warm"):
         for path in paths:
             found = run_notebook(path, "full")
@@ -210,9 +212,10 @@ def student_run(args: argparse.Namespace) -> None:
             print(path.name, run, found["seconds"], found["status"], found["shipped"], flush=True)
             record["rows"] = list(rows.values())
             record.save()
-    for run in ("cold", "warm"):
-        record[f"total_{run}_s"] = round(sum(float(r[f"seconds_{run}"]) for r in rows.values()), 1)
-    record["total_over_budget"] = ratio(float(record["total_cold_s"]), STUDENT_BUDGET_S["course"])
+    record["rows"] = sorted(rows.values(), key=lambda row: str(row["notebook"]))
+    totals = {run: round(sum(float(r[f"seconds_{run}"]) for r in rows.values()), 1) for run in ("cold", "warm")}
+    record["total_cold_s"], record["total_warm_s"] = totals["cold"], totals["warm"]
+    record["total_over_budget"] = ratio(totals["cold"], STUDENT_BUDGET_S["course"])
     record.save()
 
 

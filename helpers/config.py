@@ -124,6 +124,7 @@ class LLMSettings:
     llm_max_retries: int = 2  # an endpoint's connection errors, timeouts, 429 and 5xx: retried with backoff
     shipped_answers: bool = True  # read the course's shipped answers of this model file (0: recompute everything)
     live_check: int = 10  # shipped answers each kernel recomputes live to check them against the shipped ones
+    live_check_seconds: float = 60.0  # model time after which a kernel stops adding to its live sample (at least one)
 
     def __post_init__(self) -> None:
         _check_choice("llm_backend", self.llm_backend, LLM_BACKENDS)

@@ -7,7 +7,8 @@ and what the model returned. The file is used only when its header names the sha
 file, so another model, a changed prompt or a changed setting is a new key and is computed as usual.
 
 Trust is checked, not assumed: in each kernel a seeded sample of the shipped entries it uses (`live_check`,
-10 by default) is recomputed by the model and compared with the shipped output. llama.cpp may round
+10 by default, fewer once `live_check_seconds` of model time are spent, never none) is recomputed by the model
+and compared with the shipped output. llama.cpp may round
 differently on another CPU, so a difference is counted and the live output is used, never an error.
 `KIT_SHIPPED_ANSWERS=0` recomputes everything.
 
@@ -25,6 +26,7 @@ import gzip
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +70,7 @@ class Ledger:
 
     served: int = 0
     checked: int = 0
+    live_seconds: float = 0.0  # model time the live sample took
     identical: int = 0
     different: list[str] = field(default_factory=list)  # keys whose live output differed
 
@@ -75,12 +78,14 @@ class Ledger:
         """One sentence for a notebook's output."""
         if not self.served and not self.checked:
             return "Shipped answers: none used in this kernel (every output was computed or read from your cache)."
-        text = f"Shipped answers: {self.served + self.checked:,} outputs looked up; {self.checked} recomputed live"
+        looked_up = self.served + self.checked
+        live = f"{self.checked} recomputed live ({self.live_seconds:.0f} s)"
+        text = f"Shipped answers: {looked_up:,} outputs looked up; {live}"
         if self.checked == self.identical:
             return f"{text}: {self.identical} identical to the shipped ones."
         return (
-            f"{text}: {self.identical} identical, {len(self.different)} different (this CPU rounds differently; "
-            "the live outputs were used for those)."
+            f"{text}: {self.identical} identical, {len(self.different)} different (llama.cpp's sums round differently "
+            "on another CPU or when the prompt is split into other batches; the live outputs were used for those)."
         )
 
 
@@ -90,9 +95,17 @@ LEDGER = Ledger()
 class ShippedResults:
     """The shipped outputs of one model, by namespace and key; read-only, checked live on a seeded sample."""
 
-    def __init__(self, entries: dict[tuple[str, str], Any], live_check: int, seed: int, header: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        entries: dict[tuple[str, str], Any],
+        live_check: int,
+        seed: int,
+        header: dict[str, Any],
+        live_check_seconds: float = float("inf"),
+    ) -> None:
         self.entries = entries
         self.live_check = live_check
+        self.live_check_seconds = live_check_seconds
         self.seed = seed
         self.header = header
         self.ledger = LEDGER
@@ -113,6 +126,8 @@ class ShippedResults:
             return False
         if self.ledger.checked == 0:
             return True
+        if self.ledger.live_seconds >= self.live_check_seconds:
+            return False
         digest = hashlib.sha256(f"{self.seed}:{key}".encode()).hexdigest()
         return int(digest[:8], 16) % LIVE_STRIDE == 0
 
@@ -131,7 +146,9 @@ class ShippedResults:
         if not self._sampled(key):
             self.ledger.served += 1
             return shipped
+        start = time.perf_counter()
         live = compute()
+        self.ledger.live_seconds += time.perf_counter() - start
         self.ledger.checked += 1
         if comparable(namespace, live) == comparable(namespace, shipped):
             self.ledger.identical += 1
@@ -140,7 +157,7 @@ class ShippedResults:
         return live
 
 
-_LOADED: dict[tuple[Path, str, int, int], ShippedResults] = {}
+_LOADED: dict[tuple[Path, str, int, float, int], ShippedResults] = {}
 
 
 def read_bundle(path: Path) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
@@ -160,7 +177,7 @@ def shipped_results(settings: Settings, folder: Path | None = None) -> ShippedRe
     path = bundle_path(settings, folder)
     if not settings.llm.shipped_answers or not fingerprint or not path.is_file():
         return ShippedResults.empty()
-    cache_key = (path, fingerprint, settings.llm.live_check, settings.seed)
+    cache_key = (path, fingerprint, settings.llm.live_check, settings.llm.live_check_seconds, settings.seed)
     if cache_key not in _LOADED:
         try:
             header, entries = read_bundle(path)
@@ -169,7 +186,9 @@ def shipped_results(settings: Settings, folder: Path | None = None) -> ShippedRe
             header, entries = {}, {}
         if header.get("format") != FORMAT or header.get("model_sha256") != fingerprint:
             entries = {}
-        _LOADED[cache_key] = ShippedResults(entries, settings.llm.live_check, settings.seed, header)
+        _LOADED[cache_key] = ShippedResults(
+            entries, settings.llm.live_check, settings.seed, header, settings.llm.live_check_seconds
+        )
     return _LOADED[cache_key]
 
 
