@@ -20,7 +20,7 @@ from typing import Any
 
 from helpers.config import Settings
 from helpers.llm.client import LLM, Completion
-from helpers.llm.shipped import record, shipped_results
+from helpers.llm.shipped import record, recording, shipped_results
 
 
 def prompt_key(model: str, messages: list[dict[str, str]], max_tokens: int, temperature: float) -> str:
@@ -68,10 +68,10 @@ class CachedLLM:
 
     def store(self, messages: list[dict[str, str]], max_tokens: int, completion: Completion) -> None:
         """Remember a completion of this prompt."""
-        row = (completion.text, completion.prompt_tokens, completion.completion_tokens, completion.seconds)
         with self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)", (self._key(messages, max_tokens), *row)
+                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)",
+                (self._key(messages, max_tokens), *as_row(completion).values()),
             )
 
     @property
@@ -97,7 +97,8 @@ class CachedLLM:
             self.misses += 1
             found = self.llm.chat(messages, max_tokens)
             self.store(messages, max_tokens, found)
-        record("answers", self._key(messages, max_tokens), as_row(found))
+        if recording():
+            record("answers", self._key(messages, max_tokens), as_row(found))
         return found
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:

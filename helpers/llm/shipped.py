@@ -197,6 +197,11 @@ def shipped_report() -> str:
     return LEDGER.line()
 
 
+def recording() -> bool:
+    """Whether looked-up outputs are being recorded (so callers can skip computing a key for nothing)."""
+    return bool(os.environ.get(RECORD_ENV))
+
+
 def record(namespace: str, key: str, value: Any) -> None:
     """Append one looked-up output to the recording file, when one is set (building a bundle)."""
     target = os.environ.get(RECORD_ENV)
