@@ -1,6 +1,7 @@
 """Defaults on two corpora: the sweeps that chose the kit's defaults, on the course gold set and the real set.
 
     .venv/bin/python -m bench.realworld retrieval            # chunking x retrieval grid, no LLM (dev)
+    .venv/bin/python -m bench.realworld context              # what the reader gets at equal prompt tokens (dev)
     .venv/bin/python -m bench.realworld answers --limit 30   # reader set-ups on the dev splits (LLM, long)
     .venv/bin/python -m bench.realworld final --limit 40     # old vs new defaults on the test splits
     .venv/bin/python -m bench.realworld budget --limit 20    # F1 against prompt tokens: the context budget (dev)
@@ -67,6 +68,19 @@ BUDGETS: dict[str, dict[str, Any]] = {  # eight chunks retrieved, the context cu
     **{f"k 8, budget {tokens}": dict(top_k=8, context_tokens=tokens) for tokens in (300, 600, 1000)},
 }
 
+# What the reader gets for its prompt tokens (small-to-big, larger windows, merged neighbours, chunk headers).
+CONTEXT_SETUPS: dict[str, dict[str, Any]] = {
+    "recursive 500/50 (default)": {},
+    "recursive 500/50 + window 1": dict(context_window=1),
+    "recursive 250/25": dict(chunk_size=250, chunk_overlap=25),
+    "recursive 250/25 + window 1": dict(chunk_size=250, chunk_overlap=25, context_window=1),
+    "recursive 250/25 + window 2": dict(chunk_size=250, chunk_overlap=25, context_window=2),
+    "recursive 1000/100": dict(chunk_size=1000, chunk_overlap=100),
+    "words 250/50": dict(chunk_strategy="word_window", chunk_size=250, chunk_overlap=50),
+    "recursive 500/50 + headers": dict(chunk_context=True),
+    "recursive 500/50 + near-copies dropped": dict(near_duplicate=0.8),
+}
+CONTEXT_BUDGETS = (200, 300, 450, 650)  # context tokens; the prompt adds about 320 (system, examples, question)
 
 CORPORA = ("course", "real")
 
@@ -107,6 +121,30 @@ def retrieval_stage(
                     rows.append({"corpus": corpus.name, "chunking": chunk_name, "retrieval": retrieval_name, **row})
                 print(pd.DataFrame(rows[-len(TOP_KS):]).round(3).to_string(), flush=True)
             if record is not None:  # a long sweep keeps what it measured so far
+                write(record, pd.DataFrame(rows))
+        close_all()
+    return pd.DataFrame(rows)
+
+
+def context_stage(
+    base: Settings, split: str = "dev", names: tuple[str, ...] = CORPORA, wanted: tuple[str, ...] = (),
+    record: Record | None = None,
+) -> pd.DataFrame:
+    """Each context set-up (or those named) on each corpus: answer in context at equal budgets; saved as it goes."""
+    from helpers.evaluation.two_corpora import context_rows
+
+    rows = []
+    for corpus in corpora(split, base, names):
+        for name, changes in CONTEXT_SETUPS.items():
+            if wanted and name not in wanted:
+                continue
+            settings = tuning_settings(corpus, base, **changes)
+            pipeline = indexed(corpus, settings, progress=True)
+            retriever = pipeline.make_retriever(None)
+            for row in context_rows(pipeline, corpus, retriever, CONTEXT_BUDGETS):
+                rows.append({"corpus": corpus.name, "set-up": name, **row})
+            print(pd.DataFrame(rows[-len(CONTEXT_BUDGETS):]).round(3).to_string(), flush=True)
+            if record is not None:
                 write(record, pd.DataFrame(rows))
         close_all()
     return pd.DataFrame(rows)
@@ -154,7 +192,7 @@ def write(record: Record, frame: pd.DataFrame, extra: dict[str, Any] | None = No
 def main(argv: list[str] | None = None) -> int:
     """Run one stage, print its table, write its results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("retrieval", "answers", "final", "budget"))
+    parser.add_argument("stage", choices=("retrieval", "context", "answers", "final", "budget"))
     parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
     parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
     parser.add_argument("--chunkings", default="", help="comma-separated names of CHUNKINGS (retrieval; default all)")
@@ -162,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("dev", "test"), default="dev", help="retrieval: the split to sweep")
     parser.add_argument("--tag", default="", help="appended to the results' file names")
     parser.add_argument("--setups", default="", help="JSON {name: {setting: value}} for the answers stage")
+    parser.add_argument("--contexts", default="", help="comma-separated names of CONTEXT_SETUPS (default all)")
     args = parser.parse_args(argv)
     base, names = get_settings(), tuple(args.corpora.split(","))
     prefix = "realworld_test_" if args.split == "test" else "realworld_"  # test rows never mix into dev tables
@@ -173,6 +212,13 @@ def main(argv: list[str] | None = None) -> int:
         write(record, frame)
         frame["set-up"] = frame.chunking + " | " + frame.retrieval + " | k=" + frame.k.astype(str)
         print(side_by_side(frame.to_dict("records"), "answer in context").to_string())
+        return 0
+    if args.stage == "context":
+        frame = context_stage(base, args.split, names, tuple(n for n in args.contexts.split(",") if n), record)
+        write(record, frame)
+        frame["set-up"] = frame["set-up"] + " | budget " + frame.budget.astype(str)
+        for metric in ("answer in context", "tables and calendars", "prompt tokens"):
+            print(f"\n{metric}\n{side_by_side(frame.to_dict('records'), metric).round(3).to_string()}")
         return 0
     setups = json.loads(args.setups) if args.setups else {"old defaults": OLD_DEFAULTS, "settings": {}}
     setups = BUDGETS if args.stage == "budget" and not args.setups else setups

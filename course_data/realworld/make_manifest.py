@@ -48,6 +48,19 @@ SOURCES = [
             )
         ],
     ),
+    (
+        "umbc-dps/sites",
+        "University of Maryland, Baltimore County (Winter 2017 and Summer 2017 sessions: calendars, "
+        "financial dates, class schedules)",
+        "no licence file in the repository; it is the page sources of UMBC's Division of Professional Studies "
+        "web sites, committed by the division's own account; used here only for local evaluation, never redistributed",
+        # the session calendars, bill/refund dates and the class-schedule tables that all-courses.php includes
+        [
+            f"{session}/{page}.php"
+            for session in ("Winter", "Summer")
+            for page in ("importantdates", "financialdates", "includes/courses")
+        ],
+    ),
 ]
 
 

@@ -6,8 +6,9 @@
 Each strategy (one file each, like minbpe's variants) turns one `Document` into `TextNode`s; the shared
 pieces are in `base.py`. Every node carries the document's metadata plus `chunk` (its index within the
 document), `strategy` and `section_path`, and a deterministic id, so chunking the same documents twice gives
-the same ids and re-ingestion never duplicates. `contextual=True` embeds each chunk with its
-"Title > Section" prefix while the LLM still sees the clean text. `helpers.lab.chunking` measures the
+the same ids and re-ingestion never duplicates. `contextual=True` (setting `chunk_context`) embeds and
+BM25-indexes each chunk with its "Title > Section" prefix — the headings above where the chunk starts, for
+every strategy — while the LLM still sees the clean text. `helpers.lab.chunking` measures the
 strategies on the gold questions and `helpers.lab.chunking_plots` draws what notebook 02 shows.
 What it leaves out: semantic (embedding-based) splitting and LLM-written chunk summaries.
 """
@@ -24,7 +25,12 @@ from helpers.chunking.base import add_context, contextual_prefix, count_tokens, 
 from helpers.chunking.fixed import fixed_tokens, plain_token_chunks, token_windows
 from helpers.chunking.paragraphs import paragraph_window
 from helpers.chunking.recursive import recursive_chars, recursive_split
-from helpers.chunking.sections import header_sections, header_sections_merged, merge_small_sections
+from helpers.chunking.sections import (
+    fill_section_paths,
+    header_sections,
+    header_sections_merged,
+    merge_small_sections,
+)
 from helpers.chunking.words import word_spans, word_window
 from helpers.config import ChunkingSettings
 
@@ -54,10 +60,10 @@ def chunk_documents(
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown chunking strategy {strategy!r}; choose one of: {', '.join(STRATEGIES)}")
     split = STRATEGIES[strategy]
-    nodes = [node for document in documents for node in split(document, **params)]
-    if contextual:
-        nodes = add_context(nodes)
-    return finish(nodes, strategy)
+    if not contextual:
+        return finish([node for document in documents for node in split(document, **params)], strategy)
+    nodes = [node for document in documents for node in fill_section_paths(document, split(document, **params))]
+    return finish(add_context(nodes), strategy)
 
 
 def chunk_for_settings(documents: Sequence[Document], chunking: ChunkingSettings) -> list[TextNode]:
@@ -67,7 +73,7 @@ def chunk_for_settings(documents: Sequence[Document], chunking: ChunkingSettings
         params["size"] = chunking.chunk_size
     if chunking.chunk_overlap >= 0:
         params["overlap"] = chunking.chunk_overlap
-    return chunk_documents(documents, chunking.chunk_strategy, **params)
+    return chunk_documents(documents, chunking.chunk_strategy, chunking.chunk_context, **params)
 
 
 __all__ = [

@@ -10,6 +10,7 @@ What it leaves out: Setext headings (underlined with === or ---) and the HTML DO
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Sequence
@@ -42,6 +43,46 @@ def split_sections(text: str) -> list[tuple[str, str]]:
         lines.append(line)
     sections.append((SEPARATOR.join(title for _, title in path), "\n".join(lines).strip()))
     return [(section_path, body) for section_path, body in sections if body]
+
+
+def heading_trails(text: str) -> list[tuple[int, str]]:
+    """(offset, section path) at each heading of `text`: the path that holds from that offset on."""
+    trails: list[tuple[int, str]] = []
+    path: list[tuple[int, str]] = []
+    offset, fenced = 0, False
+    for line in text.splitlines(keepends=True):
+        fenced ^= line.lstrip().startswith("```")
+        heading = None if fenced else HEADING.match(line.rstrip("\r\n"))
+        if heading:
+            level = len(heading.group(1))
+            path = [(lv, title) for lv, title in path if lv < level] + [(level, heading.group(2))]
+            trails.append((offset, SEPARATOR.join(title for _, title in path)))
+        offset += len(line)
+    return trails
+
+
+def fill_section_paths(document: Document, nodes: Sequence[TextNode]) -> list[TextNode]:
+    """Give each node without a section path the headings above where its text starts in the document.
+
+    Chunks come in document order, so each is looked for from where the previous one started; a chunk whose
+    text is not found verbatim (a splitter that rewrote whitespace) keeps the path it had.
+    """
+    trails = heading_trails(document.text)
+    if not trails:
+        return list(nodes)
+    starts = [offset for offset, _ in trails]
+    cursor = 0
+    for node in nodes:
+        if node.metadata.get("section_path"):
+            continue
+        found = document.text.find(node.text[:200], cursor)
+        if found < 0:
+            continue
+        cursor = found
+        before = bisect.bisect_right(starts, found + len(node.text) // 2) - 1  # the heading over most of it
+        if before >= 0:
+            node.metadata["section_path"] = trails[before][1]
+    return list(nodes)
 
 
 def shared_path(first: str, second: str) -> str:

@@ -73,6 +73,7 @@ def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any
     """The settings of one set-up on one corpus: its own collection per chunking, apart from the course index."""
     settings = (base or get_settings()).replace(**changes)
     chunking = "_".join(str(getattr(settings, key)) for key in CHUNK_KEYS).replace("-", "m")
+    chunking += "_ctx" if settings.chunk_context else ""  # other embedded text: an index of its own
     from helpers.store import class_collection
 
     collection = class_collection(f"tune_{corpus.name}_{chunking}", settings.store)
@@ -154,6 +155,46 @@ def retrieval_rows(
             "evidence doc in context": statistics.fmean(recalled) if recalled else float("nan"),
             "context tokens": statistics.fmean(tokens) if tokens else float("nan"),
             "ms / question": 1000 * statistics.fmean(seconds) if seconds else float("nan"),
+        })  # fmt: skip
+    return rows
+
+
+TABLE_CATEGORIES = ("table_lookup", "date")  # questions answered by a row of a table or calendar
+
+
+def context_rows(
+    pipeline: RAGPipeline, corpus: Corpus, retriever: Retriever, budgets: Sequence[int], k: int = 16
+) -> list[dict[str, float]]:
+    """Answer in the reader's context at equal prompt size: `k` hits cut to each context budget (tokens).
+
+    A set-up that gives longer passages fits fewer of them in the same budget, so set-ups are compared at the
+    same cost. Also reported: the answer in context for the table and calendar questions alone, and the mean
+    prompt tokens (system, examples and question included) the passages make.
+    """
+    from helpers.generation import build_messages, check_input, count_tokens
+
+    questions = corpus.answerable
+    cleaned = [check_input(question.question).question for question in questions]
+    ranked = [retriever.retrieve(text, k) for text in cleaned]
+    fixed = [sum(count_tokens(m["content"]) for m in build_messages(text, [], "short")) for text in cleaned]
+    tables = [question.category in TABLE_CATEGORIES for question in questions]
+    rows = []
+    for budget in budgets:
+        settings = pipeline.settings.replace(top_k=k, context_tokens=budget)
+        found, tokens = [], []
+        for question, hits in zip(questions, ranked, strict=True):
+            used = reader_passages(_with_settings(pipeline, settings), question.question, hits)
+            found.append(any(contains_answer(hit.text, question.answers) for hit in used))
+            tokens.append(sum(count_tokens(hit.text) for hit in used))
+        in_tables = [hit for hit, table in zip(found, tables, strict=True) if table]
+        rows.append({
+            "budget": budget,
+            "questions": len(found),
+            "answer in context": statistics.fmean(found) if found else float("nan"),
+            "tables and calendars": statistics.fmean(in_tables) if in_tables else float("nan"),
+            "table questions": len(in_tables),
+            "context tokens": statistics.fmean(tokens) if tokens else float("nan"),
+            "prompt tokens": statistics.fmean(f + t for f, t in zip(fixed, tokens, strict=True)) if tokens else 0.0,
         })  # fmt: skip
     return rows
 

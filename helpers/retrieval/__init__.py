@@ -8,7 +8,8 @@
 Like minbpe's variants, each retriever has its own file: `dense.py` (Qdrant), `bm25.py` (bm25s),
 `hybrid.py` (weighted sum of min-max-normalised scores, or reciprocal rank fusion). Wrappers add a step in
 front or behind any of them: `Expanded` (synonym table, expansion.py) and `PostProcessed` (over-fetch,
-dedupe by source, threshold; postprocess.py). Filters are plain dicts (metadata_match.py checks one
+dedupe by source, threshold; postprocess.py) and `Windowed` (neighbouring chunks for the reader, small-to-big;
+window.py). Filters are plain dicts (metadata_match.py checks one
 chunk against them). `helpers.lab.retrieval` measures the retrievers on the gold questions (notebook 05).
 What it leaves out: reranking, multi-query and follow-up rewriting (notebook 06).
 """
@@ -25,13 +26,14 @@ from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
 from helpers.retrieval.hybrid import HybridRetriever, min_max, rrf_fusion, weighted_fusion
 from helpers.retrieval.metadata_match import matches
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
+from helpers.retrieval.window import Neighbours, Windowed, drop_near_duplicates, widen
 
 if TYPE_CHECKING:
     from helpers.config import RetrievalSettings
     from helpers.embedding import Embedder
     from helpers.store import KitStore
 
-PARAMS = {"alpha", "rrf_k", "pool", "expand", "dedupe", "fetch_multiplier", "threshold", "bm25", "dense"}
+PARAMS = {"alpha", "rrf_k", "pool", "expand", "dedupe", "fetch_multiplier", "threshold", "bm25", "dense", "window"}
 
 # Every base retriever by name: (dense side, a function that fits or reuses BM25, the retrieval section, params)
 # -> Retriever.
@@ -57,7 +59,7 @@ def make_retriever(
     """A retriever by name over `store` (queries embedded by `embedder`); unset params come from `settings`,
     the retrieval section (`Settings.retrieval`).
 
-    params: alpha, rrf_k, pool (hybrid candidates per side), expand, dedupe, fetch_multiplier, threshold,
+    params: alpha, rrf_k, pool (hybrid candidates per side), expand, dedupe, fetch_multiplier, threshold, window,
     and the sides to reuse: bm25 (an already fitted `BM25Retriever`, to skip the refit) and dense (e.g. `Memoized`).
     """
     name = name or settings.retriever
@@ -78,7 +80,12 @@ def make_retriever(
     if dedupe or threshold is not None:
         multiplier = params.get("fetch_multiplier", settings.fetch_multiplier)
         retriever = PostProcessed(retriever, threshold, dedupe, multiplier)
-    # 3. the step in front: query expansion
+    # 3. what the reader gets: each hit with its neighbouring chunks, touching hits merged, near-copies dropped
+    window = params.get("window", settings.context_window)
+    if window or settings.near_duplicate:
+        chunks = params["bm25"].chunks if params.get("bm25") else stored_chunks(store)[0]
+        retriever = Windowed(retriever, Neighbours(chunks), window, settings.near_duplicate)
+    # 4. the step in front: query expansion
     if params.get("expand", settings.query_expansion):
         retriever = Expanded(retriever)
     return retriever
@@ -93,10 +100,12 @@ __all__ = [
     "Filters",
     "HybridRetriever",
     "Memoized",
+    "Neighbours",
     "PostProcessed",
     "Retriever",
     "above_threshold",
     "dedupe_by_source",
+    "drop_near_duplicates",
     "expand_query",
     "load_synonyms",
     "make_retriever",
@@ -107,4 +116,6 @@ __all__ = [
     "stored_chunks",
     "tokenize",
     "weighted_fusion",
+    "widen",
+    "Windowed",
 ]
