@@ -80,7 +80,7 @@ CONTEXT_SETUPS: dict[str, dict[str, Any]] = {
     "recursive 500/50 + headers": dict(chunk_context=True),
     "recursive 500/50 + near-copies dropped": dict(near_duplicate=0.8),
 }
-CONTEXT_BUDGETS = (200, 300, 450, 650)  # context tokens; the prompt adds about 320 (system, examples, question)
+CONTEXT_BUDGETS = (200, 300, 450, 550, 650)  # context tokens; the prompt adds about 320 (system, examples, question)
 
 CORPORA = ("course", "real")
 

@@ -569,3 +569,16 @@ def test_parse_cache_fingerprint_covers_parsers_only() -> None:
     folder = Path(__file__).parents[1] / "helpers" / "parsing"
     assert {p.name for p in folder.glob("*.py")} >= NOT_PARSERS
     assert parser_fingerprint() == parser_fingerprint() and len(parser_fingerprint()) == 16
+
+
+def test_a_calendar_s_td_header_rows_under_an_empty_corner_name_the_columns() -> None:
+    calendar = """<h2>Important Dates</h2><table>
+      <tr><td></td><td colspan="2">Session I</td><td>Session II</td></tr>
+      <tr><td></td><td>4 weeks</td><td>12 weeks</td><td>6 weeks</td></tr>
+      <tr><td>Session ends</td><td>June 23</td><td>August 18</td><td>August 4</td></tr>
+      <tr><td>Grades due</td><td colspan="3">August 25</td></tr></table>"""
+    text, _ = html_to_text(calendar)
+    assert "Important Dates: Session ends, Session I 4 weeks June 23, Session I 12 weeks August 18" in text
+    assert "Session II 6 weeks August 4." in text and "Session I, Session I" not in text
+    plain = "<table><tr><td></td><td>7</td></tr><tr><td>a</td><td>1</td></tr></table>"  # one labelled row: data
+    assert "7" in html_to_text(plain)[0].split("\n")[0]

@@ -1,4 +1,4 @@
-"""The real-document set: public university documents (rebuilt locally, never committed) and 126 gold questions.
+"""The real-document set: public university documents (rebuilt locally, never committed) and its gold questions.
 
 What it does: `load_realworld(split)` reads `course_data/realworld/questions.jsonl` (the gold format of
 `course_data/gold/FORMAT.md`; unanswerable questions carry the answer "unknown"); `realworld_docs_dir(settings)`

@@ -345,6 +345,22 @@ def plot_answer_tradeoff(rows: pd.DataFrame, x: str = "s / answer", y: str = "F1
     return fig
 
 
+def context_at(rows: pd.DataFrame, max_prompt_tokens: float) -> pd.DataFrame:
+    """Per set-up and corpus: answer in context at the largest budget whose mean prompt stays within the limit.
+
+    Rows are `bench.realworld context` rows (set-up, corpus, budget, answer in context, prompt tokens, …); the
+    table has one row per set-up, and for each corpus the answer in context, the table questions' share and the
+    prompt tokens of that budget.
+    """
+    within = rows[rows["prompt tokens"] <= max_prompt_tokens]
+    best = within.sort_values("budget").groupby(["set-up", "corpus"], sort=False).tail(1)
+    table = best.pivot(index="set-up", columns="corpus", values=["answer in context", "tables and calendars",
+                                                               "prompt tokens", "budget"])  # fmt: skip
+    table.columns = [f"{metric} ({corpus})" for metric, corpus in table.columns]
+    found = [column for column in table.columns if column.startswith("answer in context")]
+    return table.assign(mean=table[found].mean(axis=1)).sort_values("mean", ascending=False)
+
+
 def budget_verdict(rows: pd.DataFrame, tolerance: float = 0.02) -> pd.DataFrame:
     """Per set-up: F1 and prompt tokens on each corpus, and whether its F1 is within `tolerance` of the best on
     every corpus; `attrs["chosen"]` is the one with the fewest prompt tokens among those (the context budget)."""

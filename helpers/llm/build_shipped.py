@@ -8,7 +8,13 @@ each notebook contributed. Run it after a full-profile run of the notebooks with
     .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers
     .venv/bin/python -m helpers.llm.build_shipped /tmp/answers
 
-What it leaves out: checking the outputs (each kernel that uses them recomputes a seeded sample live).
+To add notebooks to a bundle without recording the others again, `--keep` carries over the committed bundle's
+entries (same model file only) and its per-notebook counts for the notebooks not in RECORDINGS:
+
+    .venv/bin/python -m helpers.llm.build_shipped /tmp/answers --keep
+
+What it leaves out: checking the outputs (each kernel that uses them recomputes a seeded sample live), and
+pruning kept entries no notebook asks for any more (record every notebook again for that).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from helpers.config import REPO_ROOT, Settings, load_settings
-from helpers.llm.shipped import bundle_path, model_fingerprint, write_bundle
+from helpers.llm.shipped import bundle_path, model_fingerprint, read_bundle, write_bundle
 
 
 def commit_of(folder: Path = REPO_ROOT) -> str:
@@ -47,7 +53,19 @@ def per_notebook(recordings: list[Path]) -> dict[str, int]:
     return {path.stem: sum(1 for _ in path.open(encoding="utf-8")) for path in recordings}
 
 
-def main(folder: Path, settings: Settings, commit: str = "") -> int:
+def kept_entries(path: Path, fingerprint: str, recorded: dict[str, int]) -> tuple[dict, dict[str, int], str]:
+    """An existing bundle's entries, its counts of the notebooks not recorded now, and the commits it came from."""
+    if not path.is_file():
+        return {}, {}, ""
+    header, entries = read_bundle(path)
+    if header.get("model_sha256") != fingerprint:
+        print(f"not kept: {path.name} belongs to another model file")
+        return {}, {}, ""
+    counts = {name: n for name, n in header.get("recorded_per_notebook", {}).items() if name not in recorded}
+    return entries, counts, str(header.get("commit", ""))
+
+
+def main(folder: Path, settings: Settings, commit: str = "", keep: bool = False) -> int:
     """Write the bundle of the configured model from the recordings in `folder` (made by the code at `commit`)."""
     recordings = sorted(folder.glob("*.jsonl"))
     if not recordings:
@@ -56,20 +74,24 @@ def main(folder: Path, settings: Settings, commit: str = "") -> int:
     if not model_fingerprint(settings):
         print("error: only the packaged local models have a known sha256 to key shipped answers by", file=sys.stderr)
         return 2
+    out = bundle_path(settings)
+    recorded = per_notebook(recordings)
+    kept, kept_counts, kept_commit = kept_entries(out, model_fingerprint(settings), recorded) if keep else ({}, {}, "")
+    commit = commit or commit_of()
     about = {
         "built": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commit": commit or commit_of(),
+        "commit": f"{commit} (kept: {kept_commit})" if kept else commit,
         "cpu": cpu_name(),
-        "recorded_per_notebook": per_notebook(recordings),
+        "recorded_per_notebook": dict(sorted({**kept_counts, **recorded}.items())),
     }
-    out = bundle_path(settings)
-    count = write_bundle(recordings, settings, out, about)
+    count = write_bundle(recordings, settings, out, about, kept)
     print(f"wrote {out} ({count:,} outputs, {out.stat().st_size / 1e6:.2f} MB); commit it")
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
-        print(__doc__.splitlines()[0] + " [COMMIT the recordings ran at]", file=sys.stderr)
+    arguments = [a for a in sys.argv[1:] if a != "--keep"]
+    if len(arguments) not in (1, 2):
+        print(__doc__.splitlines()[0] + " [COMMIT the recordings ran at] [--keep]", file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(Path(sys.argv[1]), load_settings(), *sys.argv[2:]))
+    sys.exit(main(Path(arguments[0]), load_settings(), *arguments[1:], keep="--keep" in sys.argv))

@@ -211,9 +211,19 @@ def record(namespace: str, key: str, value: Any) -> None:
         handle.write(json.dumps({"ns": namespace, "key": key, "value": value}, ensure_ascii=False) + "\n")
 
 
-def write_bundle(recordings: Iterable[Path], settings: Settings, out: Path, about: dict[str, Any]) -> int:
-    """Write the recorded outputs of the configured model as a bundle (sorted, reproducible); returns the count."""
-    entries: dict[tuple[str, str], Any] = {}
+def write_bundle(
+    recordings: Iterable[Path],
+    settings: Settings,
+    out: Path,
+    about: dict[str, Any],
+    kept: dict[tuple[str, str], Any] | None = None,
+) -> int:
+    """Write the recorded outputs of the configured model as a bundle (sorted, reproducible); returns the count.
+
+    `kept` are entries of an earlier bundle to carry over (notebooks not recorded this time); a recorded output
+    replaces a kept one with the same key.
+    """
+    entries: dict[tuple[str, str], Any] = dict(kept or {})
     for path in recordings:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)

@@ -158,6 +158,23 @@ def _span(cell: Tag, attribute: str) -> int:
         return 1
 
 
+def _corner_header(grid: list[tuple[list[str], bool]]) -> list[list[str]]:
+    """Leading rows written with <td> that are a header all the same: an empty top-left corner above row labels.
+
+    A calendar often starts "| | Session I | Session II |" then "| | 4 weeks | 6 weeks |" and only then rows
+    labelled in their first cell; those leading rows are taken (out of `grid`) as the column names.
+    """
+    corner = 0
+    while corner < len(grid) and not grid[corner][0][0] and any(grid[corner][0][1:]):
+        corner += 1
+    labelled = grid[corner:]
+    if not corner or len(labelled) < 2 or not all(row[0] for row, _ in labelled):
+        return []
+    header_rows = [row for row, _ in grid[:corner]]
+    del grid[:corner]
+    return header_rows
+
+
 def _table_text(table: Tag, tables: str) -> str:
     """A <table> as text: caption from <caption> or the nearest heading above; header from its <th> rows."""
     caption_tag = table.find("caption")
@@ -167,6 +184,8 @@ def _table_text(table: Tag, tables: str) -> str:
     header_rows = []
     while grid and grid[0][1]:  # leading header rows; several are joined per column
         header_rows.append(grid.pop(0)[0])
+    if not header_rows:
+        header_rows = _corner_header(grid)
     width = max((len(row) for row in header_rows), default=0)
     header = [" ".join(dict.fromkeys(r[i] for r in header_rows if i < len(r) and r[i])) for i in range(width)]
     return table_to_text(

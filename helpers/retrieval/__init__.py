@@ -103,6 +103,7 @@ __all__ = [
     "Neighbours",
     "PostProcessed",
     "Retriever",
+    "Windowed",
     "above_threshold",
     "dedupe_by_source",
     "drop_near_duplicates",
@@ -117,5 +118,4 @@ __all__ = [
     "tokenize",
     "weighted_fusion",
     "widen",
-    "Windowed",
 ]

@@ -125,13 +125,13 @@ def shingles(text: str) -> set[tuple[str, ...]]:
 def drop_near_duplicates(hits: Sequence[Hit], threshold: float) -> list[Hit]:
     """The hits in order, without one whose word shingles are ≥ `threshold` contained in a better-ranked hit's.
 
-    Containment (shared shingles / the smaller set) rather than Jaccard, so a passage that is a copy of part of
-    a longer one counts as a duplicate.
+    Containment (shared shingles / the candidate's own) rather than Jaccard, so a passage that copies part of a
+    longer, better-ranked one is dropped, while a longer passage that contains a shorter one is kept.
     """
     kept: list[tuple[Hit, set[tuple[str, ...]]]] = []
     for hit in hits:
         words = shingles(hit.text)
-        if not any(len(words & other) >= threshold * max(1, min(len(words), len(other))) for _, other in kept):
+        if not any(len(words & other) >= threshold * max(1, len(words)) for _, other in kept):
             kept.append((hit, words))
     return [hit for hit, _ in kept]
 
