@@ -37,12 +37,21 @@ USER_TEMPLATE = PROMPT_TEMPLATE + "\n\n{instruction}"
 
 # Short-answer styles (settings.short_style). "yes_no" adds a rule for yes/no questions ("Is the exam in QEB 240?"),
 # which the "phrase" style often answers "unknown"; docs/decisions.md says why "phrase" stays the default.
-SHORT_STYLES = ("phrase", "yes_no")
+SHORT_STYLES = ("phrase", "yes_no", "lenient", "forced")
 DEFAULT_STYLE = GenerationSettings().short_style  # the configured default (helpers.config)
 YES_NO_INSTRUCTION = (
     "Answer with a short phrase copied from the context; for a yes/no question start with yes or no. "
     f"If the answer is not in the context, reply: {SHORT_REFUSAL}"
 )
+# The refusal rule, weighed (short mode): "lenient" refuses only when no passage is about the question, "forced"
+# never asks for a refusal in the instruction (the system prompt and the worked refusal still show one).
+SHORT_INSTRUCTIONS = {
+    "lenient": (
+        "Answer with a short phrase from the context; give the closest answer the passages support. "
+        f"Reply {SHORT_REFUSAL} only if no passage is about the question."
+    ),
+    "forced": "Answer with a short phrase from the context.",
+}
 
 INSTRUCTIONS = {
     # no refusal clause here: repeated next to the question, it made the 0.5B model refuse most answerable
@@ -122,7 +131,11 @@ def user_message(
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if style not in SHORT_STYLES:
         raise ValueError(f"style must be one of {SHORT_STYLES}, got {style!r}")
-    instruction = YES_NO_INSTRUCTION if mode == "short" and style == "yes_no" else INSTRUCTIONS[mode]
+    instruction = INSTRUCTIONS[mode]
+    if mode == "short" and style == "yes_no":
+        instruction = YES_NO_INSTRUCTION
+    elif mode == "short" and style in SHORT_INSTRUCTIONS:
+        instruction = SHORT_INSTRUCTIONS[style]
     if template == USER_TEMPLATE:  # the kit's layout: the "prompt" slot (a student's function, if `use`d)
         return f"{chosen('prompt', numbered_prompt)(question, list(passages))}\n\n{instruction}"
     return template.format(context=format_context(passages), question=question, instruction=instruction)
