@@ -11,6 +11,8 @@ from helpers.corpus import Evidence, Question
 from helpers.evaluation.two_corpora import (
     Corpus,
     close_all,
+    context_at,
+    context_rows,
     indexed,
     pick_default,
     retrieval_rows,
@@ -45,6 +47,39 @@ def test_retrieval_rows_find_the_answer_in_the_readers_context(tmp_settings: Set
     assert [row["k"] for row in rows] == [1, 2] and rows[0]["questions"] == 2
     assert rows[1]["answer in context"] == 1.0  # two chunks hold everything of this corpus
     assert rows[0]["context tokens"] <= rows[1]["context tokens"]
+
+
+def test_context_rows_compare_set_ups_at_equal_budgets(tmp_settings: Settings, tiny_corpus: Path) -> None:
+    questions = (
+        _question("q1", "What is the application fee?", "$90", "fees.md"),
+        _question("q2", "How many students are in a capstone team?", "three to five", "capstone.md"),
+    )
+    corpus = Corpus("real", tiny_corpus, questions)
+    try:
+        chunked = tuning_settings(corpus, tmp_settings, chunk_strategy="word_window", chunk_size=20, chunk_overlap=5)
+        pipeline = indexed(corpus, chunked)
+        plain = context_rows(pipeline, corpus, pipeline.make_retriever("hybrid"), budgets=(15, 400), k=8)
+        widened = context_rows(pipeline, corpus, pipeline.make_retriever("hybrid", window=1), budgets=(15, 400), k=8)
+    finally:
+        close_all()
+    assert [row["budget"] for row in plain] == [15, 400]
+    for rows in (plain, widened):
+        assert rows[0]["context tokens"] <= 15 < rows[1]["context tokens"] <= 400
+        assert rows[0]["prompt tokens"] > rows[0]["context tokens"]  # the system prompt and question count too
+    assert plain[1]["answer in context"] == widened[1]["answer in context"] == 1.0
+
+
+def test_context_at_reads_each_set_up_at_the_largest_budget_within_the_limit() -> None:
+    rows = pd.DataFrame([
+        {"set-up": s, "corpus": c, "budget": b, "answer in context": a, "tables and calendars": a,
+         "prompt tokens": 300 + b}
+        for s, found in {"small": (0.5, 0.6, 0.9), "big": (0.4, 0.7, 0.95)}.items()
+        for c in ("course", "real")
+        for b, a in zip((100, 300, 600), found, strict=True)
+    ])  # fmt: skip
+    table = context_at(rows, max_prompt_tokens=700)
+    assert list(table.index) == ["big", "small"]  # budget 300 is the largest within 700 prompt tokens
+    assert table.loc["small", "answer in context (real)"] == 0.6 and table.loc["big", "budget (course)"] == 300
 
 
 def test_pick_default_never_takes_a_setup_that_loses_on_one_corpus() -> None:
