@@ -59,6 +59,7 @@ RETRIEVALS: dict[str, dict[str, Any]] = {
     "weighted 0.5 pool 50 stemmed": dict(
         retriever="hybrid", hybrid_alpha=0.5, hybrid_pool=50, bm25_tokenizer="stemmed"
     ),
+    "weighted 0.5 pool 50 dates": dict(retriever="hybrid", hybrid_alpha=0.5, hybrid_pool=50, bm25_tokenizer="dates"),
     "dense": dict(retriever="dense"),
     "bm25": dict(retriever="bm25"),
 }

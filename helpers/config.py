@@ -46,7 +46,7 @@ CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps t
 )
 RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
 RERANKERS = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # the names helpers.rerank.make_reranker knows
-BM25_TOKENIZERS = ("kit", "stemmed")  # helpers.retrieval.bm25.TOKENIZERS
+BM25_TOKENIZERS = ("kit", "stemmed", "dates")  # helpers.retrieval.bm25.TOKENIZERS
 SHORT_STYLES = ("phrase", "yes_no", "lenient", "forced")  # helpers.generation.prompts.SHORT_STYLES
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is unset (helpers.store.client.connect)
@@ -187,7 +187,7 @@ class RetrievalSettings:
     retriever: str = "hybrid"  # min-max weighted fusion of dense and BM25 ("hybrid_rrf": reciprocal rank fusion)
     hybrid_alpha: float = 0.5  # dense weight of the weighted "hybrid" (1 = dense only, 0 = BM25 only)
     rrf_k: int = 60  # reciprocal rank fusion constant, as in the paper that introduced it
-    bm25_tokenizer: str = "kit"  # "kit" (codes joined, numbers kept) or "stemmed" (also "fees" -> "fee")
+    bm25_tokenizer: str = "kit"  # "kit" (codes joined, numbers kept), "stemmed" ("fees" -> "fee"), "dates" (calendars)
     hybrid_pool: int = 50  # candidates each side of a hybrid retriever returns before fusion
     query_expansion: bool = True  # append official terms from course_data/synonyms.csv (notebook 05)
     dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source

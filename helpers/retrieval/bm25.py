@@ -65,7 +65,23 @@ def stemmed_tokenize(text: str) -> list[str]:
     return [light_stem(token) for token in tokenize(text)]
 
 
-TOKENIZERS = {"kit": tokenize, "stemmed": stemmed_tokenize}  # settings.bm25_tokenizer
+MONTHS = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
+          "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",
+          "dec": "december"}  # fmt: skip
+MAY_DATE = re.compile(r"\bmay\.?\s+(\d{1,2})\b")  # "May 24": a month, not the stop word "may"
+NUMBERED_TERM = re.compile(r"\b(session|term|summer|winter|spring|fall|block|part|module)\s+(iv|i{1,3}|[1-4])\b")
+ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4"}
+
+
+def dated_tokenize(text: str) -> list[str]:
+    """The kit's tokenizer, with calendar words kept: "Aug." is "august", "May 24" keeps its month, and a
+    numbered term is also one token ("Session I" -> "session1", which "i" as a stop word would lose)."""
+    lowered = MAY_DATE.sub(r"maymonth \1", text.lower())
+    terms = [f"{word}{ROMAN.get(number, number)}" for word, number in NUMBERED_TERM.findall(lowered)]
+    return [MONTHS.get(token, "may" if token == "maymonth" else token) for token in tokenize(lowered)] + terms
+
+
+TOKENIZERS = {"kit": tokenize, "stemmed": stemmed_tokenize, "dates": dated_tokenize}  # settings.bm25_tokenizer
 
 
 def plain_tokenize(text: str) -> list[str]:
