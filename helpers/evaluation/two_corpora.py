@@ -74,6 +74,8 @@ def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any
     settings = (base or get_settings()).replace(**changes)
     chunking = "_".join(str(getattr(settings, key)) for key in CHUNK_KEYS).replace("-", "m")
     chunking += "_ctx" if settings.chunk_context else ""  # other embedded text: an index of its own
+    if settings.embed_backend not in ("onnx", "local"):  # other vectors of the same size: never reuse MiniLM's
+        chunking += f"_{settings.embed_backend}"
     from helpers.store import class_collection
 
     collection = class_collection(f"tune_{corpus.name}_{chunking}", settings.store)
@@ -272,7 +274,7 @@ def retrieval_label(settings: Settings) -> str:
     if r.retriever in ("dense", "bm25"):
         return r.retriever
     name = f"weighted {r.hybrid_alpha} pool {r.hybrid_pool}" if r.retriever == "hybrid" else f"rrf pool {r.hybrid_pool}"
-    return f"{name} stemmed" if r.bm25_tokenizer == "stemmed" else name
+    return name if r.bm25_tokenizer == "kit" else f"{name} {r.bm25_tokenizer}"
 
 
 def sweep_questions(rows: pd.DataFrame, **where: Any) -> dict[str, int]:
