@@ -25,6 +25,12 @@ def _question(qid: str, text: str, answer: str, doc: str) -> Question:
     return Question(qid, text, answer, "direct_fact", "dev", (Evidence(doc, answer),))
 
 
+TWO_QUESTIONS = (
+    _question("q1", "What is the application fee?", "$90", "fees.md"),
+    _question("q2", "How many students are in a capstone team?", "three to five", "capstone.md"),
+)
+
+
 def test_each_chunking_gets_its_own_collection_and_folder(tmp_settings: Settings, tiny_corpus: Path) -> None:
     corpus = Corpus("real", tiny_corpus, ())
     words = tuning_settings(corpus, tmp_settings, chunk_strategy="word_window", chunk_size=120, chunk_overlap=20)
@@ -34,11 +40,7 @@ def test_each_chunking_gets_its_own_collection_and_folder(tmp_settings: Settings
 
 
 def test_retrieval_rows_find_the_answer_in_the_readers_context(tmp_settings: Settings, tiny_corpus: Path) -> None:
-    questions = (
-        _question("q1", "What is the application fee?", "$90", "fees.md"),
-        _question("q2", "How many students are in a capstone team?", "three to five", "capstone.md"),
-    )
-    corpus = Corpus("real", tiny_corpus, questions)
+    corpus = Corpus("real", tiny_corpus, TWO_QUESTIONS)
     try:
         pipeline = indexed(corpus, tuning_settings(corpus, tmp_settings))
         rows = retrieval_rows(pipeline, corpus, pipeline.make_retriever("hybrid_rrf"), ks=(1, 2))
@@ -50,11 +52,7 @@ def test_retrieval_rows_find_the_answer_in_the_readers_context(tmp_settings: Set
 
 
 def test_context_rows_compare_set_ups_at_equal_budgets(tmp_settings: Settings, tiny_corpus: Path) -> None:
-    questions = (
-        _question("q1", "What is the application fee?", "$90", "fees.md"),
-        _question("q2", "How many students are in a capstone team?", "three to five", "capstone.md"),
-    )
-    corpus = Corpus("real", tiny_corpus, questions)
+    corpus = Corpus("real", tiny_corpus, TWO_QUESTIONS)
     try:
         chunked = tuning_settings(corpus, tmp_settings, chunk_strategy="word_window", chunk_size=20, chunk_overlap=5)
         pipeline = indexed(corpus, chunked)
