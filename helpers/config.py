@@ -47,7 +47,7 @@ CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps t
 RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
 RERANKERS = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # the names helpers.rerank.make_reranker knows
 BM25_TOKENIZERS = ("kit", "stemmed", "dates")  # helpers.retrieval.bm25.TOKENIZERS
-SHORT_STYLES = ("phrase", "yes_no", "lenient", "forced")  # helpers.generation.prompts.SHORT_STYLES
+SHORT_STYLES = ("phrase", "yes_no", "forced")  # helpers.generation.prompts.SHORT_STYLES
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is unset (helpers.store.client.connect)
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
@@ -240,7 +240,7 @@ class GenerationSettings:
     """The prompt and the answer: how much context, which short-answer style, when to refuse without asking."""
 
     context_tokens: int = 1500  # the most the retrieved passages may take in the prompt (cl100k tokens)
-    short_style: str = "phrase"  # the short-answer prompt: "phrase", "yes_no" (yes/no first), "lenient", "forced"
+    short_style: str = "phrase"  # the short-answer prompt: "phrase", "yes_no" (yes/no first), "forced" (no "unknown")
     refusal_threshold: float = 0.3  # best dense score below this: the fixed refusal, no LLM call (notebook 07)
 
     def __post_init__(self) -> None:

@@ -37,21 +37,15 @@ USER_TEMPLATE = PROMPT_TEMPLATE + "\n\n{instruction}"
 
 # Short-answer styles (settings.short_style). "yes_no" adds a rule for yes/no questions ("Is the exam in QEB 240?"),
 # which the "phrase" style often answers "unknown"; docs/decisions.md says why "phrase" stays the default.
-SHORT_STYLES = ("phrase", "yes_no", "lenient", "forced")
+SHORT_STYLES = ("phrase", "yes_no", "forced")
 DEFAULT_STYLE = GenerationSettings().short_style  # the configured default (helpers.config)
 YES_NO_INSTRUCTION = (
     "Answer with a short phrase copied from the context; for a yes/no question start with yes or no. "
     f"If the answer is not in the context, reply: {SHORT_REFUSAL}"
 )
-# The refusal rule, weighed (short mode): "lenient" refuses only when no passage is about the question, "forced"
-# never asks for a refusal in the instruction (the system prompt and the worked refusal still show one).
-SHORT_INSTRUCTIONS = {
-    "lenient": (
-        "Answer with a short phrase from the context; give the closest answer the passages support. "
-        f"Reply {SHORT_REFUSAL} only if no passage is about the question."
-    ),
-    "forced": "Answer with a short phrase from the context.",
-}
+# The refusal rule, weighed (short mode): "forced" never asks for a refusal in the instruction (the system prompt
+# and the worked refusal still show one), to measure what the rule costs answerable questions (notebook 07).
+SHORT_INSTRUCTIONS = {"forced": "Answer with a short phrase from the context."}
 
 INSTRUCTIONS = {
     # no refusal clause here: repeated next to the question, it made the 0.5B model refuse most answerable
