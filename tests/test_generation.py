@@ -225,3 +225,13 @@ def test_yes_no_style_adds_its_worked_turn_and_instruction_in_short_mode_only():
     assert sentence == build_messages("Is the exam online?", [], "sentence")  # the app's mode is untouched
     with pytest.raises(ValueError):
         build_messages("Is the exam online?", [], "short", style="haiku")
+
+
+def test_the_forced_style_drops_only_the_instruction_s_refusal_clause():
+    from helpers.generation.prompts import SHORT_REFUSAL, SYSTEM_PROMPT
+
+    forced = build_messages("When does the term start?", [], "short", style="forced")
+    phrase = build_messages("When does the term start?", [], "short")
+    assert SHORT_REFUSAL not in forced[-1]["content"] and SHORT_REFUSAL in phrase[-1]["content"]
+    assert forced[:-1] == phrase[:-1] and forced[0]["content"] == SYSTEM_PROMPT  # the worked refusal stays
+    assert build_messages("When?", [], "sentence", style="forced") == build_messages("When?", [], "sentence")
