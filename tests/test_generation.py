@@ -233,5 +233,6 @@ def test_the_forced_style_drops_only_the_instruction_s_refusal_clause():
     forced = build_messages("When does the term start?", [], "short", style="forced")
     phrase = build_messages("When does the term start?", [], "short")
     assert SHORT_REFUSAL not in forced[-1]["content"] and SHORT_REFUSAL in phrase[-1]["content"]
-    assert forced[:-1] == phrase[:-1] and forced[0]["content"] == SYSTEM_PROMPT  # the worked refusal stays
+    assert forced[0] == phrase[0] and forced[0]["content"] == SYSTEM_PROMPT
+    assert SHORT_REFUSAL in [m["content"] for m in forced if m["role"] == "assistant"]  # the worked refusal stays
     assert build_messages("When?", [], "sentence", style="forced") == build_messages("When?", [], "sentence")
