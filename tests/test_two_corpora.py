@@ -154,3 +154,19 @@ def test_the_retrieval_default_is_the_row_the_rule_picks_from_the_committed_swee
     chosen = pick_by_questions(table, old, asked, max_lost=1)
     assert chosen == retrieval_label(Settings())
     assert questions_lost(table, old, asked).loc[chosen].max() <= 1
+
+
+def test_context_leads_count_budgets_ahead_on_every_corpus() -> None:
+    from helpers.evaluation.two_corpora import budget_against_setups, context_leads
+
+    found = {("ref", "course"): (0.5, 0.6), ("ref", "real"): (0.5, 0.9), ("small", "course"): (0.6, 0.7),
+             ("small", "real"): (0.6, 0.8), ("wide", "course"): (0.4, 0.5), ("wide", "real"): (0.4, 0.5)}  # fmt: skip
+    rows = pd.DataFrame([
+        {"set-up": s, "corpus": c, "budget": b, "answer in context": a}
+        for (s, c), values in found.items() for b, a in zip((200, 600), values, strict=True)
+    ])  # fmt: skip
+    leads = context_leads(rows, "ref")
+    assert leads.to_dict() == {"small": 1, "wide": 0}  # ahead on both corpora at 200 only
+    levers = budget_against_setups(rows, "ref")
+    assert round(levers.loc["real", "rise of the reference"], 3) == 0.4
+    assert round(levers.loc["real", "widest gap at one budget"], 3) == 0.4

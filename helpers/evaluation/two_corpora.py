@@ -363,6 +363,27 @@ def context_at(rows: pd.DataFrame, max_prompt_tokens: float) -> pd.DataFrame:
     return table.assign(mean=table[found].mean(axis=1)).sort_values("mean", ascending=False)
 
 
+def context_leads(rows: pd.DataFrame, reference: str) -> pd.Series:
+    """Per set-up: at how many budgets its answer in context is above `reference`'s on every corpus at once."""
+    found = rows.pivot_table(index="set-up", columns=["corpus", "budget"], values="answer in context")
+    ahead = (found.sub(found.loc[reference], axis=1) > 0).T.groupby(level="budget").all().T
+    return ahead.sum(axis=1).drop(reference).sort_values(ascending=False).rename("budgets ahead on every corpus")
+
+
+def budget_against_setups(rows: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """Per corpus: how far `reference` rises from the smallest budget to the largest, against the widest gap
+    between set-ups at any one budget (which lever moves the answer in context more)."""
+    found = rows.pivot_table(index="set-up", columns=["corpus", "budget"], values="answer in context")
+    table = {}
+    for corpus in found.columns.levels[0]:
+        by_budget = found[corpus]
+        line = by_budget.loc[reference]
+        table[corpus] = {"rise of the reference": line.iloc[-1] - line.iloc[0],
+                         "widest gap at one budget": (by_budget.max() - by_budget.min()).max(),
+                         "budgets": f"{by_budget.columns[0]}–{by_budget.columns[-1]}"}  # fmt: skip
+    return pd.DataFrame.from_dict(table, orient="index")
+
+
 def budget_verdict(rows: pd.DataFrame, tolerance: float = 0.02) -> pd.DataFrame:
     """Per set-up: F1 and prompt tokens on each corpus, and whether its F1 is within `tolerance` of the best on
     every corpus; `attrs["chosen"]` is the one with the fewest prompt tokens among those (the context budget)."""
