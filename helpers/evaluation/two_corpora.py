@@ -126,6 +126,22 @@ def reader_passages(pipeline: RAGPipeline, question: str, hits: Sequence[Any] | 
     return fit_context(list(hits)[: settings.top_k], TokenBudget.from_settings(settings).context_room(fixed))
 
 
+def what_the_reader_gets(
+    pipeline: RAGPipeline, settings: Settings, corpus: Corpus, ranked: Sequence[Sequence[Any]]
+) -> tuple[list[bool], list[bool], list[int]]:
+    """Per answerable question, from its ranked hits cut as the prompt cuts them under `settings`: whether the
+    answer is in the passages, whether its evidence document is, and the passages' tokens."""
+    from helpers.generation import count_tokens
+
+    found, recalled, tokens = [], [], []
+    for question, hits in zip(corpus.answerable, ranked, strict=True):
+        used = reader_passages(_with_settings(pipeline, settings), question.question, hits)
+        found.append(any(contains_answer(hit.text, question.answers) for hit in used))
+        recalled.append(any(hit.source in question.evidence_docs for hit in used))
+        tokens.append(sum(count_tokens(hit.text) for hit in used))
+    return found, recalled, tokens
+
+
 def retrieval_rows(
     pipeline: RAGPipeline, corpus: Corpus, retriever: Retriever, ks: Sequence[int]
 ) -> list[dict[str, float]]:
@@ -134,7 +150,7 @@ def retrieval_rows(
     The retriever is asked once per question for max(ks) hits; every smaller k is the head of that list (a
     hybrid's ranking does not depend on k: each side returns its fixed pool).
     """
-    from helpers.generation import check_input, count_tokens
+    from helpers.generation import check_input
 
     ranked, seconds = [], []
     for question in corpus.answerable:
@@ -143,13 +159,7 @@ def retrieval_rows(
         seconds.append(time.perf_counter() - start)
     rows = []
     for k in ks:
-        settings = pipeline.settings.replace(top_k=k)
-        found, recalled, tokens = [], [], []
-        for question, hits in zip(corpus.answerable, ranked, strict=True):
-            used = reader_passages(_with_settings(pipeline, settings), question.question, hits)
-            found.append(any(contains_answer(hit.text, question.answers) for hit in used))
-            recalled.append(any(hit.source in question.evidence_docs for hit in used))
-            tokens.append(sum(count_tokens(hit.text) for hit in used))
+        found, recalled, tokens = what_the_reader_gets(pipeline, pipeline.settings.replace(top_k=k), corpus, ranked)
         rows.append({
             "k": k,
             "questions": len(found),
@@ -183,11 +193,7 @@ def context_rows(
     rows = []
     for budget in budgets:
         settings = pipeline.settings.replace(top_k=k, context_tokens=budget)
-        found, tokens = [], []
-        for question, hits in zip(questions, ranked, strict=True):
-            used = reader_passages(_with_settings(pipeline, settings), question.question, hits)
-            found.append(any(contains_answer(hit.text, question.answers) for hit in used))
-            tokens.append(sum(count_tokens(hit.text) for hit in used))
+        found, _, tokens = what_the_reader_gets(pipeline, settings, corpus, ranked)
         in_tables = [hit for hit, table in zip(found, tables, strict=True) if table]
         rows.append({
             "budget": budget,
