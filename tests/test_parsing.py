@@ -484,8 +484,10 @@ def test_pdf_corrupt_and_encrypted(tmp_path: Path) -> None:
 
 
 def test_guards_name_the_file(tmp_path: Path) -> None:
-    with pytest.raises(UnsupportedFile, match=r"slides\.pptx: unsupported file type '\.pptx': it is a ZIP archive"):
-        parse(write(tmp_path / "slides.pptx", b"PK\x03\x04" + bytes(64)))
+    with pytest.raises(UnsupportedFile, match=r"slides\.key: unsupported file type '\.key': it is a damaged ZIP"):
+        parse(write(tmp_path / "slides.key", b"PK\x03\x04" + bytes(64)))
+    with pytest.raises(ParseError, match=r"slides\.pptx: corrupt PowerPoint presentation, cannot be opened"):
+        parse(write(tmp_path / "slides.pptx", b"PK\x03\x04" + bytes(64)))  # a PowerPoint file by name, cut short
     assert parse(write(tmp_path / "notes.rst", b"Room 210."))[0].text == "Room 210."  # text is text, any suffix
     with pytest.raises(ParseError, match=r"empty\.txt: empty file"):
         parse(write(tmp_path / "empty.txt", b""))
@@ -531,7 +533,7 @@ def test_parse_folder_skips_bad_files_and_keeps_good_ones(tmp_path: Path) -> Non
     reasons = dict(report.skipped)
     assert reasons["empty.txt"] == "empty file"
     assert reasons["handbook/broken.pdf"].startswith("corrupt PDF")
-    assert reasons["notes.docx"].startswith("unsupported file type '.docx'")
+    assert reasons["notes.docx"].startswith("corrupt Word document")
     assert "no readable text" in reasons["web/nobody.html"]
     summary = report.summary()
     assert summary.startswith("parsed 4 files into 6 documents; skipped 4: empty.txt (empty file), handbook/")

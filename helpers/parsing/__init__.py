@@ -1,12 +1,14 @@
 """Parsing: every file of the course corpus into LlamaIndex `Document`s with clean text and metadata.
 
-What it does: `parse(path)` picks a parser by suffix (PDF, HTML, Markdown, e-mail, CSV, plain text)
-and returns Documents whose metadata always holds `source`, `doc_type` and `title` (plus page, url,
-date, sender... per type) as str/int/float, with ids that are the same on every run.
+What it does: `parse(path)` picks a parser by what the file's content is (PDF, HTML, Markdown, e-mail, CSV,
+plain text, Word, PowerPoint, Excel; the suffix only as a hint) and returns Documents whose metadata always holds
+`source`, `doc_type` and `title` (plus page, url, date, sender, slide_title, sheet... per type) as str/int/float,
+with ids that are the same on every run.
 `parse_folder(folder)` walks a folder and never crashes: a file that cannot be parsed is skipped and
 reported with a one-line reason. Tables become one sentence per row (`tables="sentences"`) or stay as
 plain cell lines (`tables="raw"`), so a notebook can compare the two.
-What it leaves out: OCR, Word/PowerPoint files, images, and any network access.
+What it leaves out: OCR of images, the old binary Office formats (.doc, .ppt, .xls), password-protected files,
+and any network access.
 
     >>> report = parse_folder("course_data/docs")
     >>> print(report.summary())
@@ -39,8 +41,9 @@ from helpers.parsing.cache import ParseCache
 from helpers.parsing.email import read_email
 from helpers.parsing.html import html_to_text, noise_share
 from helpers.parsing.markdown import read_markdown
+from helpers.parsing.office import NAMES, read_docx, read_pptx, read_xlsx
 from helpers.parsing.pdf import pdf_pages, read_pdf
-from helpers.parsing.sniff import Sniffed, sniff
+from helpers.parsing.sniff import SUFFIX_KINDS, Sniffed, sniff
 from helpers.parsing.tables import csv_to_text, row_to_sentence
 
 __all__ = [
@@ -100,6 +103,31 @@ def _parse_csv(path: Path, meta: dict, tables: str) -> list[Document]:
     return [make_document(text, {**meta, "doc_type": "table", "title": caption, "caption": caption})]
 
 
+def _parse_docx(path: Path, meta: dict, tables: str) -> list[Document]:
+    """One Document: the Word document's text, its headings as "#" lines (the chunks' section paths)."""
+    text, found = read_docx(path, tables=tables)
+    return [make_document(text, {**meta, "doc_type": "docx", **found})]
+
+
+def _parse_pptx(path: Path, meta: dict, tables: str) -> list[Document]:
+    """One Document per slide with text: cited by its number as the page, and by its title."""
+    title, slides = read_pptx(path, tables=tables)
+    return [
+        make_document(text, {**meta, "doc_type": "pptx", "title": title, "page": number, "slide_title": name},
+                      page=number)
+        for number, name, text in slides
+    ]  # fmt: skip
+
+
+def _parse_xlsx(path: Path, meta: dict, tables: str) -> list[Document]:
+    """One Document per sheet with cells: every row as a sentence (the CSV path), named by its sheet."""
+    title, sheets = read_xlsx(path, tables=tables)
+    return [
+        make_document(text, {**meta, "doc_type": "xlsx", "title": title, "sheet": name}, page=number)
+        for number, name, text in sheets
+    ]
+
+
 def _parse_text(path: Path, meta: dict, tables: str) -> list[Document]:
     """One Document: the text as it is; the title is its first line when that line is short."""
     text = decode_bytes(path.read_bytes()).strip()
@@ -110,20 +138,11 @@ def _parse_text(path: Path, meta: dict, tables: str) -> list[Document]:
     return [make_document(text, {**meta, "doc_type": "text", "title": title})]
 
 
-PARSERS: dict[str, Callable[[Path, dict, str], list[Document]]] = {
-    ".pdf": _parse_pdf,
-    ".html": _parse_html,
-    ".htm": _parse_html,
-    ".md": _parse_markdown,
-    ".markdown": _parse_markdown,
-    ".eml": _parse_email,
-    ".csv": _parse_csv,
-    ".txt": _parse_text,
-}
 BY_KIND: dict[str, Callable[[Path, dict, str], list[Document]]] = {
     "pdf": _parse_pdf, "html": _parse_html, "markdown": _parse_markdown, "email": _parse_email, "csv": _parse_csv,
-    "text": _parse_text,
+    "text": _parse_text, "docx": _parse_docx, "pptx": _parse_pptx, "xlsx": _parse_xlsx,
 }  # fmt: skip
+PARSERS = {suffix: BY_KIND[kind] for suffix, kind in SUFFIX_KINDS.items()}  # the suffixes the kit reads
 UNEXPECTED = {  # what an unforeseen failure means to a student, by its type (the type's name is never shown)
     RecursionError: "is nested too deeply to parse (thousands of nested tags or lists)",
     MemoryError: "is too large to parse in memory",
@@ -134,11 +153,24 @@ UNEXPECTED = {  # what an unforeseen failure means to a student, by its type (th
 def _unreadable(content: Sniffed, suffix: str) -> str:
     """The reason a file whose content no parser reads is skipped, and what to do about it."""
     start = f"unsupported file type {suffix!r}: it is" if suffix and suffix.lower() not in PARSERS else "it is"
+    office = NAMES.get(SUFFIX_KINDS.get(suffix.lower(), ""), "")
+    if content.kind == "encrypted":
+        return (f"{start} a password-protected {office or 'Office file'}; remove the password (File > Info > "
+                "Protect > Encrypt with Password, left empty) and save it again to index it")  # fmt: skip
+    if content.kind == "binary" and office and content.detail.startswith("an old Office file"):
+        # Office encrypts a .docx/.pptx/.xlsx into an OLE compound file, the container of the old formats too.
+        return (f"{start} an OLE compound file, not the ZIP a {suffix!r} file is: password-protected, or an old "
+                f"Office file renamed; remove the password, or save it again as {suffix!r}")  # fmt: skip
+    if content.kind == "binary" and content.detail.startswith("an old Office file"):
+        return f"{start} {content.label}; save it again as .docx, .pptx or .xlsx (or PDF) to index it"
+    if content.kind == "zip" and content.damaged:
+        return (f"{start} {content.label} (cut short?); re-download it, or if it is a Word, PowerPoint or Excel "
+                "file, save it again")  # fmt: skip
     if content.kind == "zip":
-        return f"{start} {content.label}; save it as PDF or text to index it"
+        return f"{start} {content.label}, not a Word, PowerPoint or Excel file; unzip it to index the files inside"
     if content.kind == "image":
         return f"{start} {content.label}, not text; the kit reads no images: save its text as .txt or a PDF"
-    return (f"{start} {content.label}, not text, PDF, HTML or e-mail; nothing in it can be read "
+    return (f"{start} {content.label}, not text, PDF, HTML, e-mail or an Office file; nothing in it can be read "
             "(if it is a document, export it as PDF or text)")  # fmt: skip
 
 

@@ -2,7 +2,7 @@
 
 Every parser returns `Document`s made by `make_document`, so ids, metadata types and the
 embed/LLM metadata exclusions are decided in one place.
-What it leaves out: any one format (html.py, pdf.py, markdown.py, email.py, …).
+What it leaves out: any one format (html.py, pdf.py, markdown.py, email.py, office.py, …).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ EMBED_EXCLUDED = (
     "to",
     "thread",
     "front_matter_error",
+    "slide_title",  # a slide's title and a sheet's name open their text already, as a "#" heading line
+    "sheet",
 )
 # ... and metadata the LLM does not need in its prompt (it still sees source, title, page, url, date, sender).
 LLM_EXCLUDED = ("doc_type", "noise_share", "message_id", "thread", "front_matter_error")
@@ -63,7 +65,8 @@ def collapse(text: str) -> str:
 
 
 def utf16_codec(data: bytes) -> str | None:
-    """"utf-16" for a BOM, "utf-16-le"/"utf-16-be" for BOM-less text with NULs in every other byte, else None."""
+    """The codec of UTF-16 text, else None: "utf-16" for a BOM, "utf-16-le"/"utf-16-be" for BOM-less text with
+    NULs in every other byte."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return "utf-16"
     sample = data[:4096]

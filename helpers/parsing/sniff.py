@@ -1,31 +1,47 @@
 """What a file really is, from its first bytes: the suffix is a hint, the content decides.
 
-What it does: `sniff(path)` reads at most `HEAD_BYTES` and names the kind — `pdf` and `zip` by their magic
+What it does: `sniff(path)` reads the first `HEAD_BYTES` and names the kind — `pdf` and `zip` by their magic
 bytes, `image` and other `binary` files by magic bytes or by a share of control characters, `html` by its
 opening tags, `email` by an RFC 822 header block (From: plus Subject/Date/To/…), else `text` (UTF-8, UTF-16
-with or without BOM, Windows-1252/Latin-1). `Sniffed.parser_kind(suffix)` picks the parser: content first,
-the suffix only to choose among the text formats (Markdown, CSV, plain text). `Sniffed.note(suffix)` says so
-when the two disagree. What it leaves out: Office formats inside a ZIP (named, not read) and images (no OCR).
+with or without BOM, Windows-1252/Latin-1). A ZIP is an Office file when its members say so (`docx`:
+word/document.xml, `pptx`: ppt/presentation.xml, `xlsx`: xl/workbook.xml), read from the ZIP's directory, or
+from the member names in its first bytes when the directory is gone (a file cut short). An OLE compound file
+holding an `EncryptedPackage` stream is a password-protected Office file (`encrypted`): Office encrypts a .docx,
+.pptx or .xlsx into that container, not into a ZIP. `Sniffed.parser_kind(suffix)` picks the parser: content
+first, the suffix only to choose among the text formats (Markdown, CSV, plain text) and to name the format of a
+damaged ZIP. `Sniffed.note(suffix)` says so when the two disagree.
+What it leaves out: decrypting (a password is never asked for) and images (no OCR).
 """
 
 from __future__ import annotations
 
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from helpers.parsing.base import decode_bytes, utf16_codec
+from helpers.parsing.base import MAX_BYTES, decode_bytes, utf16_codec
 
 HEAD_BYTES = 8192
 SUFFIX_KINDS = {
     ".pdf": "pdf", ".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".eml": "email",
-    ".csv": "csv", ".txt": "text",
+    ".csv": "csv", ".txt": "text", ".docx": "docx", ".docm": "docx", ".pptx": "pptx", ".pptm": "pptx",
+    ".xlsx": "xlsx", ".xlsm": "xlsx",
 }  # fmt: skip
 TEXT_KINDS = ("markdown", "csv", "text")
+OFFICE_KINDS = ("docx", "pptx", "xlsx")
 LABELS = {
     "pdf": "a PDF", "html": "an HTML page", "email": "an e-mail", "markdown": "Markdown", "csv": "a CSV table",
     "text": "plain text", "zip": "a ZIP archive", "image": "an image", "binary": "a binary file",
+    "docx": "a Word document", "pptx": "a PowerPoint presentation", "xlsx": "an Excel workbook",
+    "encrypted": "a password-protected Office file",
 }  # fmt: skip
+# The part every package of a kind has, and the folder its other parts sit in (the macro-enabled and template
+# variants have the same parts: only their content types differ).
+OFFICE_PARTS = {"docx": "word/document.xml", "pptx": "ppt/presentation.xml", "xlsx": "xl/workbook.xml"}
+OFFICE_FOLDERS = {b"word/": "docx", b"ppt/": "pptx", b"xl/": "xlsx"}
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")  # a directory entry's name in an OLE file is UTF-16
 IMAGE_MAGIC = {b"\x89PNG": "PNG", b"\xff\xd8\xff": "JPEG", b"GIF8": "GIF", b"II*\x00": "TIFF", b"MM\x00*": "TIFF"}
 BINARY_MAGIC = {
     b"\xd0\xcf\x11\xe0": "an old Office file (.doc, .xls or .ppt)", b"\x1f\x8b": "a gzip archive",
@@ -49,6 +65,7 @@ class Sniffed:
     kind: str
     detail: str = ""
     has_tags: bool = False  # text with HTML tags in it: an .html file that does not open with <html>
+    damaged: bool = False  # a ZIP whose directory cannot be read (cut short, or not a ZIP after its first bytes)
 
     @property
     def label(self) -> str:
@@ -58,7 +75,9 @@ class Sniffed:
     def parser_kind(self, suffix: str) -> str | None:
         """The parser to use: the content's, or among text formats the suffix's; None when nothing can read it."""
         by_suffix = SUFFIX_KINDS.get(suffix.lower())
-        if self.kind in ("zip", "image", "binary"):
+        if self.kind == "zip" and self.damaged and by_suffix in OFFICE_KINDS:
+            return by_suffix  # its parser names the format and says the file is damaged
+        if self.kind in ("zip", "image", "binary", "encrypted"):
             return None
         if self.kind in TEXT_KINDS:
             if by_suffix == "html" and self.has_tags:
@@ -99,7 +118,10 @@ def sniff_bytes(head: bytes) -> Sniffed:
     if b"%PDF-" in head[:1024]:
         return Sniffed("pdf")
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-        return Sniffed("zip", "a ZIP archive (a Word, PowerPoint or Excel file, or a .zip)")
+        kind = _office_kind_from_head(head)
+        return Sniffed(kind) if kind else Sniffed("zip")
+    if head.startswith(OLE_MAGIC) and ENCRYPTED_STREAM in head:
+        return Sniffed("encrypted")
     for magic, name in IMAGE_MAGIC.items():
         if head.startswith(magic):
             return Sniffed("image", f"an image ({name})")
@@ -120,7 +142,48 @@ def sniff_bytes(head: bytes) -> Sniffed:
     return Sniffed("markdown" if _MARKDOWN.search(text) else "text", has_tags=bool(_SOME_TAG.search(text)))
 
 
-def sniff(path: Path) -> Sniffed:
-    """The kind of a file's content, from its first HEAD_BYTES."""
+def _office_kind_from_head(head: bytes) -> str | None:
+    """The Office kind the member names in a ZIP's first local headers show (each holds its name in clear)."""
+    for match in re.finditer(rb"PK\x03\x04", head):
+        start = match.start()
+        size = int.from_bytes(head[start + 26 : start + 28], "little")
+        name = head[start + 30 : start + 30 + size]
+        for folder, kind in OFFICE_FOLDERS.items():
+            if name.startswith(folder):
+                return kind
+    return None
+
+
+def _zip_kind(path: Path, guess: Sniffed) -> Sniffed:
+    """A ZIP's kind from its directory: an Office package by its main part, else a ZIP archive (or a damaged one)."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            names = set(package.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):  # no readable directory: cut short or not a ZIP
+        return guess if guess.kind in OFFICE_KINDS else Sniffed("zip", "a damaged ZIP archive", damaged=True)
+    kind = next((kind for kind, part in OFFICE_PARTS.items() if part in names), None)
+    return Sniffed(kind) if kind else Sniffed("zip")
+
+
+def _holds_encrypted_package(path: Path) -> bool:
+    """Whether an OLE compound file names an EncryptedPackage stream anywhere (its directory can sit at the end)."""
+    overlap = len(ENCRYPTED_STREAM)
     with Path(path).open("rb") as handle:
-        return sniff_bytes(handle.read(HEAD_BYTES))
+        tail, read = b"", 0
+        while read < MAX_BYTES and (block := handle.read(1 << 20)):
+            if ENCRYPTED_STREAM in tail + block:
+                return True
+            tail, read = block[-overlap:], read + len(block)
+    return False
+
+
+def sniff(path: Path) -> Sniffed:
+    """The kind of a file's content, from its first HEAD_BYTES (and a ZIP's directory, an OLE file's names)."""
+    with Path(path).open("rb") as handle:
+        head = handle.read(HEAD_BYTES)
+    found = sniff_bytes(head)
+    if found.kind in ("zip", *OFFICE_KINDS):
+        return _zip_kind(Path(path), found)
+    if head.startswith(OLE_MAGIC) and _holds_encrypted_package(Path(path)):
+        return Sniffed("encrypted")
+    return found

@@ -3,6 +3,7 @@
 A chunker cuts a table anywhere, and a chunk holding "4 | A | Tue/Thu" answers nothing. Written as
 "Class schedule: Course ADS 510, Units 4, Section A, Days Tue/Thu." each row keeps its caption and
 column names, so any chunk of it can be retrieved and quoted on its own.
+`rows_to_text` is the one path for any grid of cells: CSV files and spreadsheet sheets alike.
 Left out: merged header hierarchies (multi-row headers are joined per column), and number formatting.
 """
 
@@ -56,7 +57,12 @@ def csv_to_text(text: str, caption: str, *, tables: str = "sentences") -> str:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
     except csv.Error:  # too little text to guess from: plain commas
         dialect = csv.excel
-    rows = [row for row in csv.reader(io.StringIO(text), dialect) if any(cell.strip() for cell in row)]
+    return rows_to_text(list(csv.reader(io.StringIO(text), dialect)), caption, tables=tables)
+
+
+def rows_to_text(rows: Sequence[list[str]], caption: str, *, tables: str = "sentences") -> str:
+    """Rows of cells (a CSV file, a spreadsheet) as table text: the first row is the header, blank rows dropped."""
+    rows = [row for row in rows if any(cell.strip() for cell in row)]
     if not rows:
         return ""
     if tables == "raw":

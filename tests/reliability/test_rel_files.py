@@ -78,8 +78,8 @@ BAD_FILES: dict[str, tuple[str, Callable[[Path], object], str, str]] = {
                                        "no text body (attachment only)"),
     "Markdown, broken YAML": ("broken_yaml.md", lambda p: write(p, "---\ntitle: [unclosed\n  : :\n---\n# Notes\n\n"
                               "Office hours are on Tuesdays.\n"), "parsed", "Office hours are on Tuesdays."),
-    "unknown extension": ("slides.pptx", lambda p: write(p, b"PK\x03\x04 not really"), "skipped",
-                          "unsupported file type '.pptx'"),
+    "unknown extension": ("slides.key", lambda p: write(p, b"PK\x03\x04 not really"), "skipped",
+                          "unsupported file type '.key'"),
     "symlink loop": ("loop_a.md", symlink_loop, "skipped", "broken symbolic link"),
 }  # fmt: skip
 

@@ -3,7 +3,9 @@
 Every hostile file is made here in `tmp_path` (nothing large is committed) and sits in one folder beside a good
 Markdown file: each one either parses or is skipped with a reason that names it and says what to do; no reason
 carries an exception's type name; the good file is always parsed. Files whose suffix and content disagree are
-read by their content and named in the report's notes.
+read by their content and named in the report's notes. The Word, PowerPoint and Excel files are built by
+tests/test_parsing_office.py's builders (python-docx, python-pptx, openpyxl); the password-protected ones are
+faked there as an OLE2 header and stream names (Office encrypts an OOXML file into an OLE compound file).
 """
 
 from __future__ import annotations
@@ -17,6 +19,15 @@ from pathlib import Path
 import pymupdf
 import pytest
 from reliability_kit import Record, write
+from test_parsing_office import (
+    docx_bytes,
+    encrypted_office_bytes,
+    images_only,
+    macro_enabled,
+    ole_header_only,
+    pptx_bytes,
+    xlsx_bytes,
+)
 
 from helpers.parsing import parse, parse_folder
 
@@ -52,6 +63,11 @@ UTF16_NO_BOM = "# Notes\n\nThe seminar room is QEB 240.\n".encode("utf-16-le")
 
 def nested_html(depth: int = 10_000) -> str:
     return "<html><body>" + "<div>" * depth + "Deep text about the library." + "</div>" * depth + "</body></html>"
+
+
+def half(make: Callable[[], bytes]) -> Callable[[], bytes]:
+    """The first half of a file's bytes (a download cut short)."""
+    return lambda: make()[: len(make()) // 2]
 
 
 # name → (file name, its bytes, "parsed"/"skipped", what the parsed text holds or what the reason says)
@@ -92,7 +108,26 @@ FUZZ: dict[str, tuple[str, Callable[[], bytes | str], str, str]] = {
     "UTF-16 with BOM, no suffix": ("CHANGES", lambda: "Changes\n\nThe fee rose to $95.\n".encode("utf-16"),
                                    "parsed", "$95"),
     "Windows-1252 quotes": ("cp1252.txt", lambda: "It’s “open” – 9 am.".encode("cp1252"), "parsed", "open"),
-    "Word file saved as .txt": ("report.txt", lambda: b"PK\x03\x04\x14\x00\x06\x00" + bytes(200), "skipped", "ZIP"),
+    "broken ZIP saved as .txt": ("report.txt", lambda: b"PK\x03\x04\x14\x00\x06\x00" + bytes(200), "skipped", "ZIP"),
+    "Word file saved as .txt": ("handbook.txt", docx_bytes, "parsed", "Safety"),
+    "Word file truncated to 50 %": ("cut50.docx", half(docx_bytes), "skipped", "corrupt Word document"),
+    "PowerPoint file truncated to 50 %": ("cut50.pptx", half(pptx_bytes), "skipped", "corrupt PowerPoint"),
+    "Excel file truncated to 50 %": ("cut50.xlsx", half(xlsx_bytes), "skipped", "corrupt Excel workbook"),
+    "Word file truncated, no suffix": ("handbook_download", half(docx_bytes), "skipped", "corrupt Word document"),
+    "Excel file truncated to 200 bytes": ("cut200.xlsx", lambda: xlsx_bytes()[:200], "skipped", "corrupt Excel"),
+    "password-protected Word file": ("locked.docx", encrypted_office_bytes, "skipped", "password-protected"),
+    "password-protected PowerPoint file": ("locked.pptx", encrypted_office_bytes, "skipped", "password-protected"),
+    "password-protected Office file, no suffix": ("budget", encrypted_office_bytes, "skipped", "password-protected"),
+    "OLE header only as .xlsx": ("header.xlsx", ole_header_only, "skipped", "password-protected"),
+    "macro-enabled Word file (.docm)": ("macros.docm", lambda: macro_enabled(docx_bytes(), "docx"), "parsed",
+                                        "unattended"),
+    "macro-enabled PowerPoint file (.pptm)": ("macros.pptm", lambda: macro_enabled(pptx_bytes(), "pptx"), "parsed",
+                                              "Students pay $30"),
+    "macro-enabled Excel file (.xlsm)": ("macros.xlsm", lambda: macro_enabled(xlsx_bytes(), "xlsx"), "parsed",
+                                         "Locker"),
+    "Word file, images only": ("pictures.docx", lambda: images_only("docx"), "skipped", "no readable text"),
+    "PowerPoint file, images only": ("pictures.pptx", lambda: images_only("pptx"), "skipped", "no readable text"),
+    "Excel file, images only": ("pictures.xlsx", lambda: images_only("xlsx"), "skipped", "no readable text"),
     "PNG saved as .md": ("photo.md", lambda: b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, "skipped", "image"),
     "random bytes, no suffix": ("blob", lambda: random.Random(7).randbytes(4096), "skipped", "binary"),
     "random bytes as .pdf": ("fake.pdf", lambda: random.Random(8).randbytes(4096), "skipped", "binary"),
@@ -136,7 +171,8 @@ def test_hostile_file_parses_or_is_skipped_clearly(case: str, fuzz_report, recor
 
 def test_suffix_and_content_disagreeing_is_reported(fuzz_report, record: Record) -> None:
     notes = dict(fuzz_report.notes)
-    for name in ("slides.html", "handout", "page.txt", "exported_page", "advisor.txt", "message_0042", "README"):
+    by_content = ("slides.html", "handout", "page.txt", "exported_page", "advisor.txt", "message_0042", "README")
+    for name in (*by_content, "handbook.txt"):
         assert name in notes, fuzz_report.summary()
     assert "PDF" in notes["slides.html"] and ".html" in notes["slides.html"]
     assert "slides.html" in fuzz_report.summary()

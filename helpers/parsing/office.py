@@ -1,0 +1,322 @@
+"""Word, PowerPoint and Excel files (and their macro-enabled twins) to text, with what a citation needs.
+
+What it does: `read_docx` writes a Word document's paragraphs in order with its headings as "#" lines (Title and
+Heading 1 as "#", Heading 2 as "##" …), so the chunker gives each chunk the headings above it as its
+`section_path`, as it does for HTML and Markdown; list paragraphs become "- item" lines and tables go through
+table-to-text, captioned with the heading above them. `read_pptx` gives one text per slide that has text: its
+number (cited as the page, as a PDF page is), its title (a "#" line, so the section path names it, and
+`slide_title`), its text boxes and tables from top to bottom, then its speaker notes. `read_xlsx` gives one
+text per sheet that has cells: its name (a "#" line, and `sheet`) and its rows through the CSV path (the first
+row is the header, each row a sentence). A .docm, .pptm or .xlsm is read for its content like the plain file;
+its macros are never read or run. A package that cannot be opened (cut short, damaged) or that holds no text
+(only images) is a ParseError that says so.
+What it leaves out: headers, footers, footnotes, comments, text boxes and content controls (a cover page, a
+table of contents) in Word; charts, SmartArt and images (no OCR); formulas without a saved value, and number
+formats (a cell gives its plain value).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+import warnings
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import docx
+import openpyxl
+import pptx
+from docx.table import Table as WordTable
+from docx.text.paragraph import Paragraph
+from pptx.enum.shapes import PP_PLACEHOLDER
+from pptx.shapes.base import BaseShape
+from pptx.shapes.group import GroupShape
+
+from helpers.parsing.base import MAX_BYTES, ParseError, collapse, humanise
+from helpers.parsing.sniff import OFFICE_PARTS
+from helpers.parsing.tables import rows_to_text, table_to_text
+
+MAX_UNZIPPED = 10 * MAX_BYTES  # a package whose parts inflate past this is refused unread (a "ZIP bomb")
+NAMES = {"docx": "Word document", "pptx": "PowerPoint presentation", "xlsx": "Excel workbook"}
+MEDIA = {"docx": "word/media/", "pptx": "ppt/media/", "xlsx": "xl/media/"}
+_WORD = b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+_SLIDES = b"application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+# Main-part content types python-docx and python-pptx refuse, though the parts are the same as the plain file's:
+# the package is read with the plain type in their place (macros sit in a part of their own, never read).
+PLAIN_TYPES = {
+    "docx": {
+        b"application/vnd.ms-word.document.macroEnabled.main+xml": _WORD,
+        b"application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml": _WORD,
+        b"application/vnd.ms-word.template.macroEnabledTemplate.main+xml": _WORD,
+    },
+    "pptx": {
+        b"application/vnd.openxmlformats-officedocument.presentationml.template.main+xml": _SLIDES,
+        b"application/vnd.ms-powerpoint.template.macroEnabled.main+xml": _SLIDES,
+    },
+}
+# What zipfile raises on a package cut short or damaged (RuntimeError: a member that needs a ZIP password).
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    KeyError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+)
+GENERIC_TITLES = {"powerpoint presentation", "presentation", "document", "untitled"}  # templates' default titles
+HEADING_STYLE = re.compile(r"^heading ([1-9])$", re.IGNORECASE)
+DEFAULT_SHEET = re.compile(r"^sheet ?\d*$", re.IGNORECASE)
+FURNITURE = {PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.FOOTER}  # repeated on every slide
+T = TypeVar("T")
+
+
+@dataclass
+class Package:
+    """An Office file checked to open: what to hand its library, and how many images it holds."""
+
+    source: Path | io.BytesIO
+    images: int
+
+
+def corrupt(kind: str) -> str:
+    """The reason a package of this kind that cannot be opened is skipped."""
+    return f"corrupt {NAMES[kind]}, cannot be opened (cut short or damaged); save it again or re-download it"
+
+
+def open_package(path: Path, kind: str) -> Package:
+    """Check the ZIP (readable, its main part there, not inflating past MAX_UNZIPPED); plain content types."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            infos = package.infolist()
+            names = {info.filename for info in infos}
+            if OFFICE_PARTS[kind] not in names:
+                raise ParseError(f"{corrupt(kind)} (it has no {OFFICE_PARTS[kind]})")
+            inflated = sum(info.file_size for info in infos)
+            if inflated > MAX_UNZIPPED:
+                raise ParseError(f"unzips to {inflated / 2**20:,.0f} MB, over the {MAX_UNZIPPED // 2**20} MB limit")
+            images = sum(name.startswith(MEDIA[kind]) for name in names)
+            types = package.read("[Content_Types].xml")
+            swaps = {old: new for old, new in PLAIN_TYPES.get(kind, {}).items() if old in types}
+            if not swaps:
+                return Package(path, images)
+            for old, new in swaps.items():
+                types = types.replace(old, new)
+            copy = io.BytesIO()  # the same parts, only [Content_Types].xml changed
+            with zipfile.ZipFile(copy, "w") as out:
+                for info in infos:
+                    out.writestr(info.filename, types if info.filename == "[Content_Types].xml" else package.read(info))
+            copy.seek(0)
+            return Package(copy, images)
+    except ZIP_ERRORS:
+        raise ParseError(corrupt(kind)) from None
+
+
+def load(kind: str, opener: Callable[[], T]) -> T:
+    """What `opener` returns, or ParseError saying the package is damaged when its library cannot read it."""
+    try:
+        return opener()
+    except (MemoryError, RecursionError):
+        raise
+    except Exception:  # a broken part fails deep inside the library, as any of many types: all mean "damaged"
+        raise ParseError(corrupt(kind)) from None
+
+
+def no_text(kind: str, images: int) -> ParseError:
+    """The reason an Office file with nothing to index is skipped (naming its images, which are not read)."""
+    if images:
+        noun = "image" if images == 1 else "images"
+        return ParseError(f"has no readable text (only {images} {noun}; the kit reads no images: save its text as "
+                          ".txt or a PDF)")  # fmt: skip
+    return ParseError(f"has no readable text (the {NAMES[kind]} is empty)")
+
+
+def document_title(found: str | None, stem: str, fallback: str = "") -> str:
+    """The file's own title property unless it is empty or a template's default, else `fallback`, else the stem."""
+    title = collapse(found or "")
+    if title and title.lower() not in GENERIC_TITLES:
+        return title
+    return fallback or humanise(stem)
+
+
+# ---------------------------------------------------------------------------------------------- Word
+
+
+def heading_level(paragraph: Paragraph) -> int:
+    """1-9 for a Title or Heading N paragraph (its style or a style it is based on), 0 for body text."""
+    style, depth = paragraph.style, 0
+    while style is not None and depth < 10:  # custom heading styles are based on the built-in ones
+        name = style.name or ""
+        if name.lower() == "title":
+            return 1
+        if match := HEADING_STYLE.match(name):
+            return int(match.group(1))
+        style, depth = style.base_style, depth + 1
+    return 0
+
+
+def is_list_item(paragraph: Paragraph) -> bool:
+    """A bulleted or numbered paragraph: a List style, or numbering set on the paragraph itself."""
+    name = (paragraph.style.name if paragraph.style is not None else "") or ""
+    properties = paragraph._p.pPr  # python-docx has no public accessor for a paragraph's numbering
+    return name.lower().startswith("list") or (properties is not None and properties.numPr is not None)
+
+
+def word_table(table: WordTable, caption: str, tables: str) -> str:
+    """A Word table through table-to-text: its first row is the header; a merged cell is read once per row."""
+    grid = []
+    for row in table.rows:
+        cells, previous = [], None
+        for cell in row.cells:  # a cell merged across columns comes back once per column it spans
+            if cell._tc is not previous:
+                cells.append(collapse(cell.text))
+            previous = cell._tc
+        grid.append(cells)
+    if not grid:
+        return ""
+    return table_to_text(caption, grid[0], grid[1:], tables=tables)
+
+
+def read_docx(path: Path, *, tables: str) -> tuple[str, dict]:
+    """A Word document's text (headings as "#" lines, tables as sentences) and its title."""
+    package = open_package(path, "docx")
+    document = load("docx", lambda: docx.Document(package.source))
+    blocks: list[str] = []
+    heading, first_heading = "", ""
+    for block in document.iter_inner_content():
+        if isinstance(block, WordTable):
+            blocks.append(word_table(block, heading or humanise(path.stem), tables))
+            continue
+        text = block.text.strip()
+        if not text:
+            continue
+        level = heading_level(block)
+        if level:
+            heading = collapse(text)
+            first_heading = first_heading or heading
+            blocks.append(f"{'#' * min(level, 6)} {heading}")
+        else:
+            blocks.append(f"- {collapse(text)}" if is_list_item(block) else text)
+    text = "\n\n".join(block for block in blocks if block.strip())
+    if not any(character.isalnum() for character in text):
+        raise no_text("docx", package.images)
+    return text, {"title": document_title(document.core_properties.title, path.stem, first_heading)}
+
+
+# ---------------------------------------------------------------------------------------------- PowerPoint
+
+
+def reading_order(shapes: Any) -> list[BaseShape]:
+    """The shapes top to bottom, then left to right (a slide stores them in drawing order)."""
+    return sorted(shapes, key=lambda shape: (shape.top or 0, shape.left or 0))
+
+
+def shape_texts(shapes: Any, caption: str, tables: str, skip: int | None) -> Iterator[str]:
+    """The text of each shape in reading order: text frames, tables (as sentences) and groups' members."""
+    for shape in reading_order(shapes):
+        if shape.shape_id == skip:
+            continue  # the title, written as the slide's heading
+        if shape.is_placeholder and shape.placeholder_format.type in FURNITURE:
+            continue
+        if isinstance(shape, GroupShape):  # not `shape_type`: it raises for shapes it does not recognise
+            yield from shape_texts(shape.shapes, caption, tables, skip)
+        elif shape.has_text_frame:
+            lines = [paragraph.text.replace("\v", "\n").strip() for paragraph in shape.text_frame.paragraphs]
+            yield "\n".join(line for line in lines if line)
+        elif shape.has_table:
+            grid = [[collapse(cell.text) for cell in row.cells] for row in shape.table.rows]
+            if grid:
+                yield table_to_text(caption, grid[0], grid[1:], tables=tables)
+
+
+def slide_notes(slide: Any) -> str:
+    """The speaker notes of a slide, or ""."""
+    if not slide.has_notes_slide or slide.notes_slide.notes_text_frame is None:
+        return ""
+    return slide.notes_slide.notes_text_frame.text.replace("\v", "\n").strip()
+
+
+def read_pptx(path: Path, *, tables: str) -> tuple[str, list[tuple[int, str, str]]]:
+    """The deck's title and (slide number, slide title, text) for each slide with text, notes last."""
+    package = open_package(path, "pptx")
+    deck = load("pptx", lambda: pptx.Presentation(package.source))
+    slides: list[tuple[int, str, str]] = []
+    for number, slide in enumerate(deck.slides, start=1):
+        title_shape = slide.shapes.title
+        title = collapse(title_shape.text_frame.text) if title_shape is not None else ""
+        caption = title or f"Slide {number}"
+        skip = title_shape.shape_id if title_shape is not None else None
+        parts = [text for text in shape_texts(slide.shapes, caption, tables, skip) if text]
+        notes = slide_notes(slide)
+        if notes:
+            parts.append(f"Speaker notes: {notes}")
+        if not any(character.isalnum() for character in title + "".join(parts)):
+            continue  # a slide with only pictures, or nothing: no page to cite
+        slides.append((number, title, "\n\n".join([f"# {caption}", *parts])))
+    if not slides:
+        raise no_text("pptx", package.images)
+    first_title = next((title for _, title, _ in slides if title), "")
+    return document_title(deck.core_properties.title, path.stem, first_title), slides
+
+
+# ---------------------------------------------------------------------------------------------- Excel
+
+
+def cell_text(value: object) -> str:
+    """A cell's value as text: whole numbers without ".0", a midnight date as a date, TRUE/FALSE as Excel shows."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).upper()
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else format(value, ".15g")
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat(sep=" ", timespec="minutes")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    return str(value)
+
+
+def sheet_rows(sheet: Any) -> list[list[str]]:
+    """Every row of a sheet as text cells, trailing empty cells dropped."""
+    rows = []
+    for values in sheet.iter_rows(values_only=True):
+        cells = [cell_text(value) for value in values]
+        while cells and not cells[-1].strip():
+            cells.pop()
+        rows.append(cells)
+    return rows
+
+
+def read_xlsx(path: Path, *, tables: str) -> tuple[str, list[tuple[int, str, str]]]:
+    """The workbook's title and (sheet number, sheet name, text) for each sheet with cells, rows as sentences."""
+    package = open_package(path, "xlsx")
+    sheets = []
+    # A file object, not the path: openpyxl refuses a path whose suffix is not an Excel one (a file read by content).
+    source = package.source if isinstance(package.source, io.BytesIO) else path.open("rb")
+    with source, warnings.catch_warnings():  # openpyxl warns about each extension it does not read (data validation…)
+        warnings.simplefilter("ignore")
+        book = load("xlsx", lambda: openpyxl.load_workbook(source, read_only=True, data_only=True))
+        title = document_title(book.properties.title, path.stem)
+        try:
+            for number, sheet in enumerate(book.worksheets, start=1):
+                sheet.reset_dimensions()  # read every row written, not only the range the file claims
+                caption = title if DEFAULT_SHEET.match(sheet.title) else sheet.title
+                body = rows_to_text(sheet_rows(sheet), caption, tables=tables)
+                if body:
+                    sheets.append((number, sheet.title, f"# {sheet.title}\n\n{body}"))
+        except (MemoryError, RecursionError):
+            raise
+        except Exception:  # a sheet part cut short fails only when its rows are read
+            raise ParseError(corrupt("xlsx")) from None
+        finally:
+            book.close()
+    if not sheets:
+        raise no_text("xlsx", package.images)
+    return title, sheets
