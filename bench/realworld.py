@@ -201,11 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("dev", "test"), default="dev", help="retrieval: the split to sweep")
     parser.add_argument("--tag", default="", help="appended to the results' file names")
     parser.add_argument("--setups", default="", help="JSON {name: {setting: value}} for the answers stage")
+    parser.add_argument("--name", default="", help="results file name (default realworld_<stage><tag>)")
     parser.add_argument("--contexts", default="", help="comma-separated names of CONTEXT_SETUPS (default all)")
     args = parser.parse_args(argv)
     base, names = get_settings(), tuple(args.corpora.split(","))
     prefix = "realworld_test_" if args.split == "test" else "realworld_"  # test rows never mix into dev tables
-    record = Record(f"{prefix}{args.stage}{args.tag}", RESULTS_DIR)
+    record = Record(args.name or f"{prefix}{args.stage}{args.tag}", RESULTS_DIR)
     if args.stage == "retrieval":
         chunkings = tuple(name for name in args.chunkings.split(",") if name)
         retrievals = tuple(name for name in args.retrievals.split(",") if name)

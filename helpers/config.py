@@ -47,6 +47,7 @@ CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps t
 RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
 RERANKERS = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # the names helpers.rerank.make_reranker knows
 BM25_TOKENIZERS = ("kit", "stemmed", "dates")  # helpers.retrieval.bm25.TOKENIZERS
+BM25_BACKENDS = ("kernel", "store")  # where BM25 ranks: bm25s in this process, or Qdrant's sparse vectors
 SHORT_STYLES = ("phrase", "yes_no", "forced")  # helpers.generation.prompts.SHORT_STYLES
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is unset (helpers.store.client.connect)
@@ -189,6 +190,7 @@ class RetrievalSettings:
     rrf_k: int = 60  # reciprocal rank fusion constant, as in the paper that introduced it
     bm25_tokenizer: str = "kit"  # "kit" (codes joined, numbers kept), "stemmed" ("fees" -> "fee"), "dates" (calendars)
     hybrid_pool: int = 50  # candidates each side of a hybrid retriever returns before fusion
+    bm25_backend: str = "kernel"  # "kernel": bm25s fitted here on every chunk; "store": BM25 vectors inside Qdrant
     query_expansion: bool = True  # append official terms from course_data/synonyms.csv (notebook 05)
     dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source
     fetch_multiplier: int = 3
@@ -200,6 +202,7 @@ class RetrievalSettings:
         _check_positive(self, "top_k", "hybrid_pool")
         _check_choice("retriever", self.retriever, RETRIEVERS)
         _check_choice("bm25_tokenizer", self.bm25_tokenizer, BM25_TOKENIZERS)
+        _check_choice("bm25_backend", self.bm25_backend, BM25_BACKENDS)
         if not 0.0 <= self.hybrid_alpha <= 1.0:
             raise ConfigError(f"hybrid_alpha must be between 0 and 1, got {self.hybrid_alpha}")
         if self.rrf_k <= 0 or self.fetch_multiplier <= 0:
@@ -242,10 +245,13 @@ class GenerationSettings:
     context_tokens: int = 1500  # the most the retrieved passages may take in the prompt (cl100k tokens)
     short_style: str = "phrase"  # the short-answer prompt: "phrase", "yes_no" (yes/no first), "forced" (no "unknown")
     refusal_threshold: float = 0.3  # best dense score below this: the fixed refusal, no LLM call (notebook 07)
+    support_floor: float = 0.0  # short answers: refuse one with less than this share of its words in the passages
 
     def __post_init__(self) -> None:
         _check_positive(self, "context_tokens")
         _check_choice("short_style", self.short_style, SHORT_STYLES)
+        if not 0.0 <= self.support_floor <= 1.0:
+            raise ConfigError(f"support_floor must be between 0 (off) and 1, got {self.support_floor}")
 
 
 # Each section of `Settings` and its class, in the order `show()` prints them.

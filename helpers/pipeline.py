@@ -84,8 +84,13 @@ class RAGPipeline:
 
     @cached_property
     def store(self) -> KitStore:
-        """The Qdrant collection."""
-        return KitStore(connect(self.settings), self.settings.collection, self.embedder.dimension)
+        """The Qdrant collection; with `bm25_backend = "store"` each chunk also has its BM25 vector there."""
+        keywords = None
+        if self.settings.bm25_backend == "store":
+            from helpers.retrieval import store_keywords
+
+            keywords = store_keywords(self.settings.retrieval)
+        return KitStore(connect(self.settings), self.settings.collection, self.embedder.dimension, keywords=keywords)
 
     @cached_property
     def llm(self) -> LLM:
@@ -181,6 +186,7 @@ class RAGPipeline:
         answer = generate_answer(
             verdict.question, hits, self.llm, mode=mode, examples=examples, budget=budget,
             refusal_threshold=self.settings.refusal_threshold, on_token=on_token, style=self.settings.short_style,
+            support_floor=self.settings.support_floor,
         )  # fmt: skip
         answer.question = question  # the student's words, not the guard's cleaned version
         answer.timings = {"retrieve": retrieved - start, **answer.timings, "total": time.perf_counter() - start}

@@ -69,7 +69,7 @@ def test_settings_are_in_sections_and_flat_names_still_read(tmp_path: Path) -> N
     for key, section in SECTION_OF.items():  # every flat name reads its section's field
         assert getattr(settings, key) == getattr(getattr(settings, section), key)
     assert set(SECTION_OF) == {f for kind in SECTIONS.values() for f in kind.__dataclass_fields__}
-    assert len(KEYS) == len(set(KEYS)) == 54
+    assert len(KEYS) == len(set(KEYS)) == 56
 
 
 def test_aliases_name_the_same_fields(tmp_path: Path) -> None:
@@ -106,7 +106,7 @@ def test_replace_takes_flat_names_and_checks_the_section_again() -> None:
 
 def test_toml_takes_flat_keys_and_section_tables(tmp_path: Path) -> None:
     toml = tmp_path / "kit.toml"
-    toml.write_text('top_k = 7\n\n[generation]\ncontext_tokens = 900\n\n[retrieval]\nhybrid_alpha = 0.25\n')
+    toml.write_text("top_k = 7\n\n[generation]\ncontext_tokens = 900\n\n[retrieval]\nhybrid_alpha = 0.25\n")
     settings = load_settings(toml, environ={})
     assert settings.retrieval.top_k == 7 and settings.generation.context_tokens == 900
     assert settings.hybrid_alpha == 0.25

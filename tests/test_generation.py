@@ -16,7 +16,9 @@ from helpers.config import Settings, get_settings
 from helpers.corpus import load_gold
 from helpers.generation import (
     REFUSAL,
+    Answer,
     CachedLLM,
+    Citation,
     Completion,
     Example,
     ExampleSelector,
@@ -72,6 +74,31 @@ def test_citations_map_numbers_to_source_page_and_chunk() -> None:
     assert strip_citations("It is $90 [2].") == "It is $90"
 
 
+def test_a_citation_names_the_section_after_the_page() -> None:
+    assert str(Citation(1, "briefing.pptx", 2, 0, "a", "Membership fees")) == (
+        "[1] briefing.pptx, page 2, Membership fees, chunk 0"
+    )
+    assert str(Citation(1, "handbook.docx", None, 0, "b", "Safety > Laser cutter")) == (
+        "[1] handbook.docx, Safety > Laser cutter, chunk 0"
+    )
+    assert str(Citation(1, "prices.xlsx", "", 0, "c", "Prices")) == "[1] prices.xlsx, Prices, chunk 0"
+    assert str(Citation(1, "fees.html", None, 3, "d")) == "[1] fees.html, chunk 3"  # no section: as before
+    # The section comes from the hit: the chunk's section path first, then the heading, slide title, sheet.
+    fields = [
+        {"section_path": "Fees > Deposits", "heading": "Fees", "slide_title": "Fees", "sheet": "Fees"},
+        {"section_path": "", "heading": "Safety > Laser cutter"},
+        {"section_path": "", "page": 2, "slide_title": "Membership fees"},
+        {"section_path": "", "slide_title": "", "page": 5},
+        {"section_path": "", "sheet": "Prices"},
+    ]
+    hits = [Hit(f"id{i}", "text", {"source": "x", "chunk": 0, **meta}, {}) for i, meta in enumerate(fields)]
+    cites = extract_citations("[1] [2] [3] [4] [5]", hits)
+    assert [c.section for c in cites] == ["Fees > Deposits", "Safety > Laser cutter", "Membership fees", "", "Prices"]
+    assert str(cites[3]) == "[4] x, page 5, chunk 0"
+    listed = str(Answer("Q?", "A [3].", cites[2:3], hits, []))  # the sources under a printed answer agree
+    assert " *[3] x, page 2, Membership fees, chunk 0" in listed and "  [4] x, page 5, chunk 0" in listed
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -119,6 +146,16 @@ def test_model_refusal_becomes_the_clean_refusal() -> None:
     assert answer.status == "refused" and answer.text == REFUSAL and not answer.citations
     short = generate_answer("Meal plan?", make_hits(2), FakeLLM("unknown"), mode="short")
     assert short.text == "unknown" and short.refused
+
+
+def test_the_support_floor_refuses_a_short_answer_the_passages_do_not_hold() -> None:
+    hits = make_hits(2)  # passages of the words w0 … and w1 …
+    grounded, made_up = FakeLLM("w1 [2]"), FakeLLM("w7 w1")
+    assert generate_answer("Q?", hits, grounded, mode="short", support_floor=1.0).status == "answered"
+    assert generate_answer("Q?", hits, made_up, mode="short", support_floor=0.5).status == "answered"
+    refused = generate_answer("Q?", hits, made_up, mode="short", support_floor=0.6)
+    assert refused.status == "refused" and refused.text == "unknown"
+    assert generate_answer("Q?", hits, made_up, mode="sentence", support_floor=1.0).status == "answered"
 
 
 def test_context_never_exceeds_the_budget_and_keeps_the_best_chunks() -> None:

@@ -180,14 +180,20 @@ def office_folder(folder: Path) -> Path:
 def test_a_folder_of_office_files_names_heading_slide_and_sheet(tmp_path: Path) -> None:
     report = parse_folder(office_folder(tmp_path / "docs"), progress=False)
     assert report.skipped == [] and report.notes == []
-    assert report.counts() == {"docx": 1, "pptx": 4, "xlsx": 2}
+    assert report.counts() == {"docx": 5, "pptx": 4, "xlsx": 2}
     assert_payload_types(report.documents)
+    # Word: one document per section, named by its heading trail, which also opens its text as a "#" line.
+    sections = {doc.metadata["heading"]: doc.text for doc in report.documents if doc.metadata["doc_type"] == "docx"}
+    assert list(sections) == ["Makerspace handbook", "Safety", "Safety > Laser cutter", "Safety > Materials",
+                              "Opening hours"]  # fmt: skip
+    assert sections["Safety > Laser cutter"].startswith("## Safety > Laser cutter\n\nNever leave")
     nodes = chunk_documents(report.documents, "header_sections")
     by_source: dict[str, list] = {}
     for node in nodes:
         by_source.setdefault(node.metadata["source"], []).append(node)
-    # Word: each chunk's section path is the headings above it.
+    # Word: a header-aware chunker gives each chunk the headings above it as its section path.
     paths = {node.metadata["section_path"]: node.text for node in by_source["handbook.docx"]}
+    assert all(node.metadata["section_path"] == node.metadata["heading"] for node in by_source["handbook.docx"])
     assert "Safety > Laser cutter" in paths and "unattended" in paths["Safety > Laser cutter"]
     assert "Materials: Material Plywood, Max thickness 6 mm." in paths["Safety > Materials"]  # table-to-text
     assert "- Wear the orange goggles" in paths["Safety > Laser cutter"]
@@ -214,8 +220,24 @@ def test_a_folder_of_office_files_names_heading_slide_and_sheet(tmp_path: Path) 
 def test_raw_tables_mode_keeps_cells_as_lines(tmp_path: Path) -> None:
     [sheet, _] = parse(write(tmp_path / "prices.xlsx", xlsx_bytes()), tables="raw")
     assert "Item | Price | Unit\nLocker | 8 | month" in sheet.text
-    [document] = parse(write(tmp_path / "handbook.docx", docx_bytes()), tables="raw")
-    assert "Material | Max thickness\nPlywood | 6 mm" in document.text
+    [materials] = [d for d in parse(write(tmp_path / "handbook.docx", docx_bytes()), tables="raw") if "|" in d.text]
+    assert materials.metadata["heading"] == "Safety > Materials"  # the table stays in its section
+    assert "Material | Max thickness\nPlywood | 6 mm" in materials.text
+
+
+def test_word_sections_start_at_each_heading(tmp_path: Path) -> None:
+    document = docx.Document()
+    document.add_paragraph("Read this first.")  # before any heading: a section of its own, with no heading
+    document.add_heading("Rules", 1)  # nothing under it: no section of its own, the trail below names it
+    document.add_heading("Tools", 2)
+    document.add_paragraph("Return every tool.")
+    sections = [(d.metadata["heading"], d.text) for d in parse(write(tmp_path / "rules.docx", saved(document)))]
+    assert sections == [("", "Read this first."), ("Rules > Tools", "## Rules > Tools\n\nReturn every tool.")]
+    headings_only = docx.Document()
+    headings_only.add_heading("Agenda", 1)
+    headings_only.add_heading("Minutes", 1)
+    [first, second] = parse(write(tmp_path / "agenda.docx", saved(headings_only)))
+    assert (first.text, second.metadata["heading"]) == ("# Agenda", "Minutes")
 
 
 def test_ids_are_deterministic_and_distinct_per_slide_and_sheet(tmp_path: Path) -> None:
@@ -225,7 +247,18 @@ def test_ids_are_deterministic_and_distinct_per_slide_and_sheet(tmp_path: Path) 
     assert ids == [doc.id_ for doc in again.documents] and len(set(ids)) == len(ids)
 
 
-def test_embedder_does_not_see_the_slide_title_and_sheet_twice(tmp_path: Path) -> None:
+def test_the_same_text_in_two_word_sections_keeps_two_chunk_ids(tmp_path: Path) -> None:
+    document = docx.Document()
+    for heading in ("Lathe", "Drill press"):
+        document.add_heading(heading, 1)
+        document.add_paragraph("Switch it off at the wall before you change a part. " * 30)  # chunks past the heading
+    nodes = chunk_documents(parse(write(tmp_path / "machines.docx", saved(document))))
+    assert len({node.node_id for node in nodes}) == len(nodes)  # none would overwrite another in the store
+
+
+def test_embedder_does_not_see_the_heading_slide_title_and_sheet_twice(tmp_path: Path) -> None:
+    [_, section, *_] = parse(write(tmp_path / "handbook.docx", docx_bytes()))
+    assert "heading" in section.excluded_embed_metadata_keys
     [slide, *_] = parse(write(tmp_path / "briefing.pptx", pptx_bytes()))
     assert {"slide_title", "page"} <= set(slide.excluded_embed_metadata_keys)
     [sheet, *_] = parse(write(tmp_path / "prices.xlsx", xlsx_bytes()))
@@ -261,7 +294,7 @@ def report_label(kind: str) -> str:
 
 def test_a_word_file_saved_as_txt_is_read_as_word(tmp_path: Path) -> None:
     report = parse_folder(write(tmp_path / "docs" / "handbook.txt", docx_bytes()).parent, progress=False)
-    assert report.counts() == {"docx": 1}
+    assert report.counts() == {"docx": 5}  # its five sections
     assert report.notes == [("handbook.txt", "saved as '.txt' but is a Word document; read as a Word document")]
 
 
@@ -336,27 +369,32 @@ def test_a_zip_bomb_is_refused_unread(tmp_path: Path, monkeypatch: pytest.Monkey
 
 def test_ingested_office_files_are_cited_by_heading_slide_and_sheet(tmp_settings: Settings, tmp_path: Path) -> None:
     from helpers.app.views import where  # here: the parsing tests above need no store, embedder or app
+    from helpers.chunking import DEFAULT_STRATEGY
     from helpers.generation import extract_citations
     from helpers.pipeline import RAGPipeline
 
     folder = office_folder(tmp_path / "docs")
-    pipeline = RAGPipeline(tmp_settings.replace(chunk_strategy="header_sections"))
+    pipeline = RAGPipeline(tmp_settings)  # the default chunking: no section paths, the parsers' fields name the part
     try:
         report = pipeline.ingest(folder, progress=False)
-        assert report.skipped == [] and report.documents == 7 and report.points == report.chunks
+        assert report.skipped == [] and report.documents == 11 and report.points == report.chunks
         fees = pipeline.retrieve("How much do students pay for membership?", k=3)
         laser = pipeline.retrieve("Can I leave the laser cutter running?", k=3)
         lockers = pipeline.retrieve("What is the price of a locker per month?", k=3)
     finally:
         pipeline.close()
     [slide] = [hit for hit in fees if hit.source == "briefing.pptx" and hit.metadata["page"] == 2]
-    assert slide.metadata["section_path"] == "Membership fees" and "Speaker notes" in slide.text
+    assert slide.metadata["strategy"] == DEFAULT_STRATEGY and slide.metadata["section_path"] == ""
+    assert "Speaker notes" in slide.text
     [section] = [hit for hit in laser if hit.source == "handbook.docx" and "unattended" in hit.text]
-    assert section.metadata["section_path"] == "Safety > Laser cutter"
     [sheet] = [hit for hit in lockers if hit.source == "price_list.xlsx" and hit.metadata["sheet"] == "Prices"]
     assert "Locker, Price 8" in sheet.text
-    # What an answer citing them shows: the slide's number as the page; the app adds the slide, heading, sheet.
+    # What an answer citing them shows: the slide's number as the page and its title, the heading trail, the sheet.
     cited = extract_citations("Students pay $30 [1]; never leave it running [2]; $8 [3].", [slide, section, sheet])
-    assert str(cited[0]) == f"[1] briefing.pptx, page 2, chunk {slide.metadata['chunk']}"
+    assert [str(citation) for citation in cited] == [
+        "[1] briefing.pptx, page 2, Membership fees, chunk 0",
+        "[2] handbook.docx, Safety > Laser cutter, chunk 0",
+        "[3] price_list.xlsx, Prices, chunk 0",
+    ]
     assert [where(hit) for hit in (slide, section, sheet)] == ["p. 2 · Membership fees", "Safety > Laser cutter",
                                                                "Prices"]  # fmt: skip

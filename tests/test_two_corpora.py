@@ -15,9 +15,12 @@ from helpers.evaluation.two_corpora import (
     context_rows,
     indexed,
     pick_default,
+    question_f1,
+    refusal_rules,
     retrieval_rows,
     side_by_side,
     tuning_settings,
+    with_support_floor,
 )
 
 
@@ -170,3 +173,34 @@ def test_context_leads_count_budgets_ahead_on_every_corpus() -> None:
     levers = budget_against_setups(rows, "ref")
     assert round(levers.loc["real", "rise of the reference"], 3) == 0.4
     assert round(levers.loc["real", "widest gap at one budget"], 3) == 0.4
+
+
+def _answers(setup: str, rows: list[tuple[str, str, str, float, float]]) -> pd.DataFrame:
+    """Scored answers as `answer_row` writes them: (id, kind, status, f1, support) per question."""
+    frame = pd.DataFrame(rows, columns=["id", "kind", "status", "f1", "support"])
+    return frame.assign(em=frame.f1.round(), corpus="course", **{"set-up": setup})
+
+
+def test_the_support_floor_refuses_only_answers_the_passages_do_not_hold() -> None:
+    forced = _answers("forced", [
+        ("a1", "answerable", "answered", 1.0, 1.0), ("a2", "answerable", "answered", 0.0, 0.2),
+        ("u1", "unanswerable", "answered", float("nan"), 0.3), ("u2", "unanswerable", "answered", float("nan"), 1.0),
+    ])  # fmt: skip
+    floored = with_support_floor(forced, 0.5)
+    assert list(floored.status) == ["answered", "refused", "refused", "answered"]
+    assert list(question_f1(floored)) == [1.0, 0.0, 1.0, 0.0]  # SQuAD 2.0: a refused unanswerable one scores 1
+    assert with_support_floor(forced, 0.0).equals(forced)
+
+
+def test_refusal_rules_score_every_rule_on_the_same_questions() -> None:
+    prompted = _answers("prompted", [
+        ("a1", "answerable", "refused", 0.0, 0.0), ("u1", "unanswerable", "refused", float("nan"), 0.0),
+    ])  # fmt: skip
+    forced = _answers("forced", [
+        ("a1", "answerable", "answered", 1.0, 1.0), ("u1", "unanswerable", "answered", float("nan"), 0.4),
+    ])  # fmt: skip
+    table = refusal_rules(pd.concat([prompted, forced]), "prompted", "forced", [0.5]).set_index("rule")
+    assert table["F1 (all questions)"].to_dict() == {
+        "prompted": 0.5, "forced": 0.5, "forced, refused below support 0.5": 1.0,
+    }  # fmt: skip
+    assert table.loc["prompted", "refused (answerable)"] == 1.0

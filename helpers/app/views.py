@@ -17,7 +17,15 @@ from collections.abc import Sequence
 import pandas as pd
 
 from helpers.app.knobs import Knobs
-from helpers.generation import Answer, TokenBudget, best_similarity, budget_table, count_tokens, format_context
+from helpers.generation import (
+    Answer,
+    TokenBudget,
+    best_similarity,
+    budget_table,
+    count_tokens,
+    format_context,
+    hit_section,
+)
 from helpers.types import Hit
 
 STAGES = {"dense": "dense", "sparse": "BM25", "fused": "fused", "rerank": "rerank"}  # score key → column
@@ -27,8 +35,8 @@ MESSAGE_COLOURS = {"empty": "#666", "rejected": "#b00", "no_hits": "#a60", "no_c
 
 
 def where(hit: Hit) -> str:
-    """Page and/or section of a hit ("p. 4 · Fees > Deposits"), or "–"."""
-    page, section = hit.metadata.get("page"), hit.metadata.get("section_path")
+    """Page and/or section of a hit ("p. 4 · Fees > Deposits"; the section as its citation names it), or "–"."""
+    page, section = hit.metadata.get("page"), hit_section(hit.metadata)
     parts = ([f"p. {page}"] if page not in (None, "") else []) + ([str(section)] if section else [])
     return " · ".join(parts) or MISSING
 

@@ -115,7 +115,9 @@ def add_context(nodes: Sequence[TextNode]) -> list[TextNode]:
 def finish(nodes: Sequence[TextNode], strategy: str) -> list[TextNode]:
     """Number each document's chunks, record the strategy and the terms and tracks it names, give it its id."""
     chunks_so_far: dict[str, int] = {}
-    seen: dict[tuple[str, str], int] = {}  # the same text twice in one document gets two ids
+    # The same text twice under one source and page gets two ids: twice in one document, or in two documents of
+    # one file that share a page (the sections of a Word file, the sheets of a workbook).
+    seen: dict[tuple[str, str], int] = {}
     for node in nodes:
         document = node.ref_doc_id or ""
         node.metadata["chunk"] = chunks_so_far.get(document, 0)
@@ -124,8 +126,8 @@ def finish(nodes: Sequence[TextNode], strategy: str) -> list[TextNode]:
         # The id hashes what gets embedded (text + embedded metadata): a node whose vector would change
         # gets a new id, so switching the contextual prefix on or off re-embeds instead of keeping stale vectors.
         embedded = node.get_content(metadata_mode=MetadataMode.EMBED)
-        repeat = seen[(document, embedded)] = seen.get((document, embedded), -1) + 1
-        source = node.metadata.get("source", document)
-        node.id_ = node_id(f"{source}#{node.metadata.get('page', '')}#{repeat}", embedded)
+        where = f"{node.metadata.get('source', document)}#{node.metadata.get('page', '')}"
+        repeat = seen[(where, embedded)] = seen.get((where, embedded), -1) + 1
+        node.id_ = node_id(f"{where}#{repeat}", embedded)
         add_facets(node)  # filter payload only: neither embedded nor hashed into the id
     return list(nodes)

@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question, load_gold
 from helpers.metrics.answer_relevance import contains_answer
+from helpers.metrics.answers import answer_support
 
 if TYPE_CHECKING:
     from helpers.pipeline import RAGPipeline
@@ -217,6 +218,7 @@ def answer_row(
     pipeline: RAGPipeline, questions: Iterable[Question], progress: bool = False, label: str = ""
 ) -> tuple[dict[str, float], pd.DataFrame]:
     """The reader's short answers scored: EM, F1 (answerable), refusals, prompt tokens, seconds; and the rows."""
+    from helpers.generation.answer import strip_citations
     from helpers.lab.answer_scores import score_answer
 
     rows = []
@@ -224,6 +226,8 @@ def answer_row(
         answer = pipeline.ask(question.question, mode="short")
         row = score_answer(question, answer)
         row["in_context"] = any(contains_answer(hit.text, question.answers) for hit in answer.hits)
+        context = " ".join(hit.text for hit in answer.hits)
+        row["support"] = answer_support(strip_citations(answer.text), context) if answer.status == "answered" else 0.0
         rows.append(row)
     frame = pd.DataFrame(rows)
     answerable = frame[frame.kind == "answerable"]
@@ -450,3 +454,48 @@ def paired_f1(answers: pd.DataFrame, baseline: str, system: str) -> pd.DataFrame
                         "95% CI high": result.ci_high, "p (system not better)": result.p_one_sided,
                         "p (two-sided)": result.p_two_sided}  # fmt: skip
     return pd.DataFrame.from_dict(rows, orient="index").round(3)
+
+
+REFUSED = ("refused", "no_context")
+
+
+def with_support_floor(answers: pd.DataFrame, floor: float) -> pd.DataFrame:
+    """The answers as if every answer with less than `floor` of its words in the context had been refused.
+
+    Needs the `support` column `answer_row` writes (`helpers.metrics.answer_support`); a floor of 0 changes nothing.
+    """
+    frame = answers.copy()
+    unsupported = ~frame.status.isin(REFUSED) & (frame.support < floor)
+    frame.loc[unsupported, "status"] = "refused"
+    frame.loc[unsupported & (frame.kind == "answerable"), ["em", "f1"]] = 0.0
+    return frame
+
+
+def question_f1(answers: pd.DataFrame) -> pd.Series:
+    """F1 per question the SQuAD 2.0 way: an answerable one scores its answer's F1 (0 when refused), an
+    unanswerable one 1 when refused and 0 when answered. Other kinds (injections) are left out."""
+    kept = answers[answers.kind.isin(["answerable", "unanswerable"])]
+    refused = kept.status.isin(REFUSED)
+    return kept.f1.where(kept.kind == "answerable", refused.astype(float)).fillna(0.0)
+
+
+def refusal_rules(answers: pd.DataFrame, prompted: str, forced: str, floors: Sequence[float]) -> pd.DataFrame:
+    """Per corpus and rule: F1 over all questions (`question_f1`), F1 of the answerable, and both refusal rates.
+
+    The rules: `prompted` (the instruction offers "unknown"), `forced` (it does not), and `forced` with each
+    support floor (`with_support_floor`: refuse an answer whose words the passages do not hold).
+    """
+    rules = {prompted: answers[answers["set-up"] == prompted], forced: answers[answers["set-up"] == forced]}
+    for floor in floors:
+        rules[f"{forced}, refused below support {floor:g}"] = with_support_floor(rules[forced], floor)
+    rows = []
+    for rule, frame in rules.items():
+        for corpus, part in frame.groupby("corpus", sort=False):
+            answerable, unanswerable = part[part.kind == "answerable"], part[part.kind == "unanswerable"]
+            rows.append({
+                "corpus": corpus, "rule": rule, "questions": len(question_f1(part)),
+                "F1 (all questions)": question_f1(part).mean(), "F1 (answerable)": answerable.f1.fillna(0).mean(),
+                "refused (answerable)": answerable.status.isin(REFUSED).mean(),
+                "refused (unanswerable)": unanswerable.status.isin(REFUSED).mean(),
+            })  # fmt: skip
+    return pd.DataFrame(rows)

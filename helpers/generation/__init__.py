@@ -19,6 +19,7 @@ from helpers.generation.answer import (
     closed_book_answer,
     extract_citations,
     generate_answer,
+    hit_section,
     is_refusal,
     strip_citations,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "fit_context",
     "format_context",
     "generate_answer",
+    "hit_section",
     "is_injection",
     "is_refusal",
     "make_llm",

@@ -3,7 +3,7 @@
     hits → best similarity below the threshold? → fixed refusal, no LLM call ("no_context")
          → fit the hits into the context budget → numbered prompt → LLM (or its stream)
          → strip sign-offs and redirects → "I don't know …"? → clean refusal ("refused")
-         → map [n] back to source, page and chunk ("answered")
+         → map [n] back to source, page, section and chunk ("answered")
 The input guard runs before retrieval (see `RAGPipeline.ask`); a blocked question is "rejected".
 What it leaves out: retrieval itself, and checking that a cited passage really supports the claim
 (notebook 07 measures that on the gold set).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from helpers.generation.prompts import (
     closed_book_messages,
 )
 from helpers.llm.client import LLM, Completion
+from helpers.metrics.answers import answer_support
 from helpers.types import Hit
 
 SHORT_MAX_TOKENS = 48  # a short phrase never needs more; a rambling 0.5B model would otherwise take seconds
@@ -36,19 +37,35 @@ STATUSES = ("answered", "refused", "no_context", "rejected")
 _REFUSAL_PHRASES = ("i don't know", "i do not know", "not contain", "no information", "not mentioned", "unknown")
 
 
+# What names a hit's part of its document, first found first: the chunk's headings (a header-aware or contextual
+# chunking), a Word section's heading trail, a slide's title, a sheet's name.
+SECTION_KEYS = ("section_path", "heading", "slide_title", "sheet")
+
+
+def hit_section(metadata: Mapping[str, Any]) -> str:
+    """The section a hit's metadata names (see SECTION_KEYS), or ""."""
+    return next((str(metadata[key]) for key in SECTION_KEYS if metadata.get(key) not in (None, "")), "")
+
+
+def place(page: Any, section: str = "") -> str:
+    """Where in its source a chunk is: ", page P, Section", each part only when there is one."""
+    where = f", page {page}" if page not in (None, "") else ""
+    return f"{where}, {section}" if section else where
+
+
 @dataclass
 class Citation:
-    """A number in the answer, mapped back to the chunk it points at."""
+    """A number in the answer, mapped back to the chunk it points at (and the section that holds it)."""
 
     number: int
     source: str
     page: Any
     chunk: Any
     node_id: str
+    section: str = ""
 
     def __str__(self) -> str:
-        where = f", page {self.page}" if self.page not in (None, "") else ""
-        return f"[{self.number}] {self.source}{where}, chunk {self.chunk}"
+        return f"[{self.number}] {self.source}{place(self.page, self.section)}, chunk {self.chunk}"
 
 
 @dataclass
@@ -81,8 +98,7 @@ class Answer:
         cited = {c.number for c in self.citations}
         lines = [self.text, "", "Sources (* = cited in the answer):"]
         for number, hit in enumerate(self.hits, start=1):
-            page = hit.metadata.get("page")
-            where = f", page {page}" if page not in (None, "") else ""
+            where = place(hit.metadata.get("page"), hit_section(hit.metadata))
             mark = "*" if number in cited else " "
             lines.append(f" {mark}[{number}] {hit.source}{where}, chunk {hit.metadata.get('chunk')}")
         timing = ", ".join(f"{k} {v:.2f} s" for k, v in self.timings.items())
@@ -93,7 +109,7 @@ class Answer:
 
 
 def extract_citations(text: str, hits: Sequence[Hit]) -> list[Citation]:
-    """The passages the answer cites ([1], [2, 3] …), each mapped to its source and chunk, in order."""
+    """The passages the answer cites ([1], [2, 3] …), each mapped to its source, page, section and chunk, in order."""
     citations: list[Citation] = []
     seen: set[int] = set()
     for match in re.finditer(r"\[(\d+(?:\s*,\s*\d+)*)\]", text):
@@ -101,8 +117,9 @@ def extract_citations(text: str, hits: Sequence[Hit]) -> list[Citation]:
             if 1 <= number <= len(hits) and number not in seen:
                 seen.add(number)
                 hit = hits[number - 1]
+                meta = hit.metadata
                 citations.append(
-                    Citation(number, hit.source, hit.metadata.get("page"), hit.metadata.get("chunk"), hit.node_id)
+                    Citation(number, hit.source, meta.get("page"), meta.get("chunk"), hit.node_id, hit_section(meta))
                 )
     return citations
 
@@ -150,12 +167,14 @@ def generate_answer(
     on_token: Callable[[str], None] | None = None,
     style: str = DEFAULT_STYLE,
     template: str = USER_TEMPLATE,
+    support_floor: float = 0.0,
 ) -> Answer:
     """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style;
     `template`: the user turn's template (`prompts.USER_TEMPLATE`, or the app's edited one).
 
     `budget` defaults to the configured window shares (`TokenBudget()`); `refusal_threshold` 0 means no similarity
-    floor (the pipeline and the app pass the configured `refusal_threshold`).
+    floor (the pipeline and the app pass the configured `refusal_threshold`); `support_floor`: a short answer with
+    less than this share of its words in the passages is refused (`answer_support`; 0 keeps every answer).
     """
     budget = budget or TokenBudget()
     # 1. nothing close enough: the fixed fallback, no LLM call
@@ -171,6 +190,10 @@ def generate_answer(
     text = clean_output(completion.text)
     timings = {"generate": completion.seconds} | ({"first_token": first_token} if first_token is not None else {})
     status = "refused" if is_refusal(text) else "answered"
+    if status == "answered" and mode == "short" and support_floor > 0:
+        # 4. the grounding check: an answer whose words the passages do not hold is refused
+        passages = " ".join(hit.text for hit in used)
+        status = "refused" if answer_support(strip_citations(text), passages) < support_floor else status
     if status == "refused":
         text = REFUSAL if mode == "sentence" else SHORT_REFUSAL  # a clean refusal, not the model's hedging
     citations = extract_citations(text, used) if status == "answered" else []

@@ -12,7 +12,7 @@ from helpers.metrics.answer_relevance import (
     contains_answer,
     evaluate_answer_retrieval,
 )
-from helpers.metrics.answers import exact_match, f1_score, normalize_answer, squad_scores
+from helpers.metrics.answers import answer_support, exact_match, f1_score, normalize_answer, squad_scores
 from helpers.metrics.retrieval import (
     RetrievalScores,
     chunk_supports,
@@ -28,6 +28,7 @@ __all__ = [
     "RetrievalScores",
     "answer_labels",
     "answer_relevant",
+    "answer_support",
     "chunk_supports",
     "contains_answer",
     "evaluate_answer_retrieval",

@@ -67,3 +67,19 @@ def squad_scores(prediction: str, references: Sequence[str]) -> dict[str, float]
     best = max((_precision_recall_f1(prediction, r) for r in references), key=lambda t: t[2], default=(0, 0, 0))
     em, f1 = exact_match(prediction, references), f1_score(prediction, references)
     return {"em": em, "f1": f1, "precision": best[0], "recall": best[1]}
+
+
+def answer_support(prediction: str, context: str) -> float:
+    """The share of the prediction's normalised words that occur in `context`: 1.0 when every word is there.
+
+    A grounding check that needs no model: an answer the passages do not contain is likely made up.
+
+    >>> answer_support("May 24", "Classes end on May 24, 2025.")
+    1.0
+    """
+    words = normalize_answer(prediction).split()
+    if not words:
+        return 0.0
+    seen = set(normalize_answer(context).split())
+    return sum(word in seen for word in words) / len(words)
+

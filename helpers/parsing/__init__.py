@@ -2,8 +2,8 @@
 
 What it does: `parse(path)` picks a parser by what the file's content is (PDF, HTML, Markdown, e-mail, CSV,
 plain text, Word, PowerPoint, Excel; the suffix only as a hint) and returns Documents whose metadata always holds
-`source`, `doc_type` and `title` (plus page, url, date, sender, slide_title, sheet... per type) as str/int/float,
-with ids that are the same on every run.
+`source`, `doc_type` and `title` (plus page, url, date, sender, heading, slide_title, sheet... per type) as
+str/int/float, with ids that are the same on every run.
 `parse_folder(folder)` walks a folder and never crashes: a file that cannot be parsed is skipped and
 reported with a one-line reason. Tables become one sentence per row (`tables="sentences"`) or stay as
 plain cell lines (`tables="raw"`), so a notebook can compare the two.
@@ -104,9 +104,12 @@ def _parse_csv(path: Path, meta: dict, tables: str) -> list[Document]:
 
 
 def _parse_docx(path: Path, meta: dict, tables: str) -> list[Document]:
-    """One Document: the Word document's text, its headings as "#" lines (the chunks' section paths)."""
-    text, found = read_docx(path, tables=tables)
-    return [make_document(text, {**meta, "doc_type": "docx", **found})]
+    """One Document per section: its heading trail as a "#" line and as `heading` (cited), then its text."""
+    title, sections = read_docx(path, tables=tables)
+    return [
+        make_document(text, {**meta, "doc_type": "docx", "title": title, "heading": heading}, page=number)
+        for number, (heading, text) in enumerate(sections, start=1)
+    ]
 
 
 def _parse_pptx(path: Path, meta: dict, tables: str) -> list[Document]:

@@ -33,7 +33,8 @@ EMBED_EXCLUDED = (
     "to",
     "thread",
     "front_matter_error",
-    "slide_title",  # a slide's title and a sheet's name open their text already, as a "#" heading line
+    "heading",  # a Word section's heading trail, a slide's title and a sheet's name open their text already,
+    "slide_title",  # as a "#" heading line
     "sheet",
 )
 # ... and metadata the LLM does not need in its prompt (it still sees source, title, page, url, date, sender).

@@ -1,9 +1,11 @@
 """Word, PowerPoint and Excel files (and their macro-enabled twins) to text, with what a citation needs.
 
-What it does: `read_docx` writes a Word document's paragraphs in order with its headings as "#" lines (Title and
-Heading 1 as "#", Heading 2 as "##" …), so the chunker gives each chunk the headings above it as its
-`section_path`, as it does for HTML and Markdown; list paragraphs become "- item" lines and tables go through
-table-to-text, captioned with the heading above them. `read_pptx` gives one text per slide that has text: its
+What it does: `read_docx` gives one text per section of a Word document (each heading starts one; text before
+the first heading is a section with no heading): its heading trail ("Safety > Laser cutter", cited as
+`heading`) as a "#" line at the heading's level (Title and Heading 1 as "#", Heading 2 as "##" …), so a
+header-aware chunker gives its chunks that trail as their `section_path`, then its paragraphs in order; list
+paragraphs become "- item" lines and tables go through table-to-text in the section they appear in, captioned with
+the heading above them. `read_pptx` gives one text per slide that has text: its
 number (cited as the page, as a PDF page is), its title (a "#" line, so the section path names it, and
 `slide_title`), its text boxes and tables from top to bottom, then its speaker notes. `read_xlsx` gives one
 text per sheet that has cells: its name (a "#" line, and `sheet`) and its rows through the CSV path (the first
@@ -73,6 +75,7 @@ ZIP_ERRORS = (
 GENERIC_TITLES = {"powerpoint presentation", "presentation", "document", "untitled"}  # templates' default titles
 HEADING_STYLE = re.compile(r"^heading ([1-9])$", re.IGNORECASE)
 DEFAULT_SHEET = re.compile(r"^sheet ?\d*$", re.IGNORECASE)
+TRAIL = " > "  # between the headings of a trail, as between those of a chunk's section path
 FURNITURE = {PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.FOOTER}  # repeated on every slide
 T = TypeVar("T")
 
@@ -183,15 +186,38 @@ def word_table(table: WordTable, caption: str, tables: str) -> str:
     return table_to_text(caption, grid[0], grid[1:], tables=tables)
 
 
-def read_docx(path: Path, *, tables: str) -> tuple[str, dict]:
-    """A Word document's text (headings as "#" lines, tables as sentences) and its title."""
+def docx_sections(blocks: list[tuple[int, str]]) -> list[tuple[str, str]]:
+    """(heading trail, text) per section from (heading level or 0, text) blocks; each heading starts a section.
+
+    A section's text opens with one "#" line at its heading's level that names the whole trail ("## Safety >
+    Laser cutter"), so a header-aware chunker gives its chunks that trail as their section path. Text before the
+    first heading is a section with no heading; a heading with no text under it adds no section of its own (the
+    trails below it name it), unless the document has nothing but headings.
+    """
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    trail: list[tuple[int, str]] = []  # (level, heading) of the headings above, as the chunker's section paths
+    for level, text in blocks:
+        if level:
+            trail = [(depth, name) for depth, name in trail if depth < level] + [(level, text)]
+            path = TRAIL.join(name for _, name in trail)
+            sections.append((path, [f"{'#' * min(level, 6)} {path}"]))
+        else:
+            sections[-1][1].append(text)
+    with_text = [(path, lines) for path, lines in sections if len(lines) > (1 if path else 0)]
+    kept = with_text or [(path, lines) for path, lines in sections if lines]
+    return [(path, "\n\n".join(lines)) for path, lines in kept]
+
+
+def read_docx(path: Path, *, tables: str) -> tuple[str, list[tuple[str, str]]]:
+    """A Word document's title and (heading trail, text) for each section: headings as "#" lines, tables as
+    sentences in the section they appear in."""
     package = open_package(path, "docx")
     document = load("docx", lambda: docx.Document(package.source))
-    blocks: list[str] = []
+    blocks: list[tuple[int, str]] = []  # (heading level or 0, text) in document order
     heading, first_heading = "", ""
     for block in document.iter_inner_content():
         if isinstance(block, WordTable):
-            blocks.append(word_table(block, heading or humanise(path.stem), tables))
+            blocks.append((0, word_table(block, heading or humanise(path.stem), tables)))
             continue
         text = block.text.strip()
         if not text:
@@ -200,13 +226,14 @@ def read_docx(path: Path, *, tables: str) -> tuple[str, dict]:
         if level:
             heading = collapse(text)
             first_heading = first_heading or heading
-            blocks.append(f"{'#' * min(level, 6)} {heading}")
+            blocks.append((level, heading))
         else:
-            blocks.append(f"- {collapse(text)}" if is_list_item(block) else text)
-    text = "\n\n".join(block for block in blocks if block.strip())
-    if not any(character.isalnum() for character in text):
+            blocks.append((0, f"- {collapse(text)}" if is_list_item(block) else text))
+    blocks = [(level, text) for level, text in blocks if text.strip()]
+    if not any(character.isalnum() for _, text in blocks for character in text):
         raise no_text("docx", package.images)
-    return text, {"title": document_title(document.core_properties.title, path.stem, first_heading)}
+    title = document_title(document.core_properties.title, path.stem, first_heading)
+    return title, docx_sections(blocks)
 
 
 # ---------------------------------------------------------------------------------------------- PowerPoint

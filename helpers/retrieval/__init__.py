@@ -6,7 +6,9 @@
     >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93}
 
 Like minbpe's variants, each retriever has its own file: `dense.py` (Qdrant), `bm25.py` (bm25s),
-`hybrid.py` (weighted sum of min-max-normalised scores, or reciprocal rank fusion). Wrappers add a step in
+`hybrid.py` (weighted sum of min-max-normalised scores, or reciprocal rank fusion), `store_hybrid.py` (BM25 and
+hybrid inside Qdrant, from the chunks' sparse vectors: `bm25_backend = "store"`; where a collection cannot serve
+them, one warning line and bm25s in the kernel instead). Wrappers add a step in
 front or behind any of them: `Expanded` (synonym table, expansion.py) and `PostProcessed` (over-fetch,
 dedupe by source, threshold; postprocess.py) and `Windowed` (neighbouring chunks for the reader, small-to-big;
 window.py). Filters are plain dicts (metadata_match.py checks one
@@ -16,6 +18,7 @@ What it leaves out: reranking, multi-query and follow-up rewriting (notebook 06)
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +29,7 @@ from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
 from helpers.retrieval.hybrid import HybridRetriever, min_max, rrf_fusion, weighted_fusion
 from helpers.retrieval.metadata_match import matches
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
+from helpers.retrieval.store_hybrid import StoreBM25Retriever, StoreHybridRetriever, store_keywords, store_problem
 from helpers.retrieval.window import Neighbours, Windowed, drop_near_duplicates, widen
 
 if TYPE_CHECKING:
@@ -52,6 +56,21 @@ BUILDERS: dict[str, Builder] = {
 }  # fmt: skip
 NAMES = tuple(BUILDERS)  # = helpers.config.RETRIEVERS
 
+# The same retrievers with BM25 inside Qdrant (bm25_backend = "store"): (store, embedder, the retrieval section,
+# params) -> Retriever. "dense" is the same either way.
+StoreBuilder = Callable[["KitStore", "Embedder", "RetrievalSettings", dict[str, Any]], Retriever]
+STORE_BUILDERS: dict[str, StoreBuilder] = {
+    "bm25": lambda store, embedder, settings, params: StoreBM25Retriever(store, TOKENIZERS[settings.bm25_tokenizer]),
+    "hybrid": lambda store, embedder, settings, params: StoreHybridRetriever(
+        store, embedder, TOKENIZERS[settings.bm25_tokenizer], "weighted",
+        alpha=params.get("alpha", settings.hybrid_alpha), pool=params.get("pool", settings.hybrid_pool),
+    ),
+    "hybrid_rrf": lambda store, embedder, settings, params: StoreHybridRetriever(
+        store, embedder, TOKENIZERS[settings.bm25_tokenizer], "rrf",
+        rrf_k=params.get("rrf_k", settings.rrf_k), pool=params.get("pool", settings.hybrid_pool),
+    ),
+}  # fmt: skip
+
 
 def make_retriever(
     name: str | None, store: KitStore, embedder: Embedder, settings: RetrievalSettings, **params: Any
@@ -71,9 +90,18 @@ def make_retriever(
     def bm25() -> BM25Retriever:
         return params.get("bm25") or BM25Retriever.from_store(store, tokenizer=TOKENIZERS[settings.bm25_tokenizer])
 
-    # 1. the base retriever
-    dense = params.get("dense") or DenseRetriever(store, embedder)
-    retriever = BUILDERS[name](dense, bm25, settings, params)
+    # 1. the base retriever: BM25 inside Qdrant when so configured and the collection can (and no side is handed
+    #    in to reuse), else bm25s fitted here
+    retriever: Retriever | None = None
+    if settings.bm25_backend == "store" and name in STORE_BUILDERS and not {"bm25", "dense"} & set(params):
+        problem = store_problem(store, settings)
+        if problem is None:
+            retriever = STORE_BUILDERS[name](store, embedder, settings, params)
+        else:
+            warnings.warn(f"bm25_backend = 'store': {problem}. BM25 runs in this kernel instead.", stacklevel=2)
+    if retriever is None:
+        dense = params.get("dense") or DenseRetriever(store, embedder)
+        retriever = BUILDERS[name](dense, bm25, settings, params)
     # 2. steps behind it: over-fetch, dedupe by source, threshold
     dedupe = params.get("dedupe", settings.dedupe_by_source)
     threshold = params.get("threshold", settings.similarity_threshold) or None
@@ -103,6 +131,8 @@ __all__ = [
     "Neighbours",
     "PostProcessed",
     "Retriever",
+    "StoreBM25Retriever",
+    "StoreHybridRetriever",
     "Windowed",
     "above_threshold",
     "dedupe_by_source",
@@ -114,6 +144,8 @@ __all__ = [
     "min_max",
     "rrf_fusion",
     "stemmed_tokenize",
+    "store_keywords",
+    "store_problem",
     "stored_chunks",
     "tokenize",
     "weighted_fusion",

@@ -11,7 +11,7 @@ other can still win.
 The arithmetic is two small functions on ids and scores, `min_max_fusion` and `rrf_scores` (the slots "fusion" and
 "rrf" of helpers.mechanisms); `weighted_fusion` and `rrf_fusion` call whichever is in force, the kit's or a
 student's (`use("fusion", …)`), and turn its scores back into ranked hits.
-What it leaves out: fusion inside Qdrant (`Prefetch` + `FusionQuery`) — the same maths, done by the server.
+What it leaves out: fusion inside Qdrant (`Prefetch` + RRF) — the same maths, done by the store (store_hybrid.py).
 """
 
 from __future__ import annotations

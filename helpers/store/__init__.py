@@ -8,8 +8,9 @@ Embedded local mode (a folder under the kit's data directory) by default, qdrant
 in-process, `store_backend = "edge"`, `edge.py`) for large collections; a Qdrant server or cluster when
 `QDRANT_URL` is set, through the very same code. `client.py` connects, `shared.py` lets several
 kernels share one embedded folder, `collection.py` holds `KitStore` (its hits are `helpers.types.Hit`),
-`payload_filters.py` turns a dict into Qdrant payload filters. What it leaves out: sparse vectors and fusion
-(`helpers.retrieval`), and what notebook 04 measures (`helpers.lab.store`).
+`payload_filters.py` turns a dict into Qdrant payload filters, `keywords.py` keeps each chunk's BM25 sparse vector
+beside its dense one (`KitStore(..., keywords=...)`, so Qdrant can rank by keywords). What it leaves out: the
+queries and fusion (`helpers.retrieval`), and what notebook 04 measures (`helpers.lab.store`).
 """
 
 from helpers.store.client import (
@@ -24,13 +25,16 @@ from helpers.store.client import (
     open_folder,
 )
 from helpers.store.collection import WRITE_BATCH, KitStore
+from helpers.store.keywords import SPARSE_VECTOR, Keywords
 from helpers.store.payload_filters import FILTER_FIELDS, filters_from
 from helpers.store.shared import FolderBusy, SharedLocal
 
 __all__ = [
     "FILTER_FIELDS",
+    "SPARSE_VECTOR",
     "WRITE_BATCH",
     "FolderBusy",
+    "Keywords",
     "KitStore",
     "SharedLocal",
     "StoreError",

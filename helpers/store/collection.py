@@ -7,7 +7,12 @@ stored: a re-run writes nothing, an interrupted run resumes where it stopped, an
 document that no longer exist are removed — after the new ones are written, so nothing is ever missing. A
 stored chunk whose filterable payload differs from the new one (a collection written before a field such as
 `term` was filled) is written again, so its filters are never stale.
-What it leaves out: hybrid (sparse) vectors and fusion (see `helpers.retrieval`).
+Opened with `keywords` (how chunks become BM25 vectors, `keywords.py`), it also keeps a sparse vector per chunk
+beside the dense one, written in the same point by `QdrantVectorStore` (its hybrid mode, with the kit's encoder
+in place of fastembed), so Qdrant can rank by BM25 itself. A collection made without them gets them in place:
+`add_keywords` (which `upsert_nodes` runs first) writes only the sparse vector of points that lack one, so an
+upgrade never adds, duplicates or drops a point, and an interrupted one resumes with the points still lacking.
+What it leaves out: the queries that use the sparse vectors and fusion (see `helpers.retrieval`).
 """
 
 from __future__ import annotations
@@ -17,12 +22,13 @@ from typing import Any
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.schema import BaseNode
+from llama_index.core.schema import BaseNode, MetadataMode
 from llama_index.core.vector_stores.types import MetadataFilters, VectorStoreQuery
 from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient, models
 
 from helpers.store.client import StoreError, enable_fast_local_writes, is_local
+from helpers.store.keywords import SPARSE_PARAMS, SPARSE_VECTOR, Keywords, KeywordVectors, drifted
 from helpers.store.payload_filters import FILTER_FIELDS, create_payload_indexes, filters_from
 from helpers.types import Hit
 
@@ -37,12 +43,28 @@ def _filterable(node: BaseNode) -> dict[str, Any]:
 class KitStore:
     """One Qdrant collection of course chunks."""
 
-    def __init__(self, client: QdrantClient, collection: str, dimension: int) -> None:
+    def __init__(self, client: QdrantClient, collection: str, dimension: int, keywords: Keywords | None = None) -> None:
         self.client = client
         self.collection = collection
         self.dimension = dimension
+        self.keywords = keywords  # None: dense vectors only (a collection that keeps BM25 vectors is read as usual)
+        self.bm25 = KeywordVectors(client, collection, keywords)
         self._ensure_collection()
-        self.vector_store = QdrantVectorStore(collection_name=collection, client=client, batch_size=WRITE_BATCH)
+        self._open_vector_store()
+
+    def _open_vector_store(self) -> None:
+        """LlamaIndex's store over the collection; in hybrid mode with the kit's BM25 encoder when it keeps them."""
+        hybrid: dict[str, Any] = {}
+        if self.keywords is not None and self.keeps_keywords:
+            hybrid = {
+                "enable_hybrid": True,
+                "sparse_vector_name": SPARSE_VECTOR,
+                "sparse_doc_fn": self.bm25.document_vectors,
+                "sparse_query_fn": self.bm25.query_vectors,  # given, so LlamaIndex never loads fastembed
+            }
+        self.vector_store = QdrantVectorStore(
+            collection_name=self.collection, client=self.client, batch_size=WRITE_BATCH, **hybrid
+        )
 
     @property
     def is_local(self) -> bool:
@@ -61,9 +83,11 @@ class KitStore:
                     "with helpers.store.drop_collection()."
                 )
         else:
+            sparse = {"sparse_vectors_config": {SPARSE_VECTOR: SPARSE_PARAMS}} if self.keywords else {}
             self.client.create_collection(
                 self.collection,
                 vectors_config=models.VectorParams(size=self.dimension, distance=models.Distance.COSINE),
+                **sparse,
             )
             if not self.is_local:
                 create_payload_indexes(self.client, self.collection)
@@ -123,12 +147,53 @@ class KitStore:
             node.node_id for node in nodes if node.node_id in present and _filterable(node) == payloads[node.node_id]
         }
         to_write = [node for node in nodes if node.node_id not in current]
+        if self.keywords is not None:  # every stored chunk gets its BM25 vector first; the new ones join the totals
+            new = [node for node in to_write if node.node_id not in present]
+            self.bm25.prepare([node.get_content(metadata_mode=MetadataMode.EMBED) for node in new], stale)
+            if not self.vector_store.enable_hybrid:  # the collection has just been given its BM25 vectors
+                self._open_vector_store()
         for start in range(0, len(to_write), batch_size):
             self.vector_store.add(list(to_write[start : start + batch_size]))
         # 3. only now remove the old chunks of changed documents
         if stale:
             self.client.delete(self.collection, points_selector=models.PointIdsList(points=stale))
+        if self.keywords is not None and drifted(self.bm25.record()):
+            self.add_keywords(refresh=True)  # the chunks' mean length moved: weigh every vector with the new one
         return {"written": len(to_write), "unchanged": len(current), "removed_stale": len(stale)}
+
+    # -- BM25 vectors (keywords.py) ---------------------------------------------------------------------------
+    @property
+    def keeps_keywords(self) -> bool:
+        """Whether the collection has the sparse BM25 vector (made with `keywords`, or added by `add_keywords`)."""
+        return self.bm25.kept()
+
+    def keywords_problem(self, tokenizer: str) -> str | None:
+        """Why Qdrant cannot rank this collection by BM25 with `tokenizer` (None: it can, every chunk has a vector)."""
+        return self.bm25.problem(tokenizer)
+
+    def add_keywords(self, refresh: bool = False) -> int:
+        """Give every stored chunk without a BM25 vector its vector (every chunk, with `refresh`), in place: only the
+        sparse vector of existing points is written, so no point is added, duplicated or dropped. How many were written.
+        """
+        written = self.bm25.add(refresh)
+        self._open_vector_store()  # the collection keeps them now: later writes carry them too
+        return written
+
+    def qdrant_filter(self, filters: MetadataFilters | Mapping[str, object] | None) -> models.Filter | None:
+        """The kit's filter dict (or `MetadataFilters`) as a qdrant `Filter`, converted as `search` converts it."""
+        if filters is not None and not isinstance(filters, MetadataFilters):
+            filters = filters_from(filters)
+        if not filters:
+            return None
+        return self.vector_store._build_query_filter(VectorStoreQuery(filters=filters))  # LlamaIndex's conversion
+
+    def hits(self, points: Sequence[models.ScoredPoint], stage: str) -> list[Hit]:
+        """Qdrant's scored points as hits, each score kept under `stage` ("dense", "sparse", "fused")."""
+        nodes = self.vector_store.parse_to_query_result(list(points)).nodes or []
+        return [
+            Hit(node.node_id, node.get_content(), dict(node.metadata), {stage: float(point.score)})
+            for node, point in zip(nodes, points, strict=True)
+        ]
 
     def nodes(self) -> list[BaseNode]:
         """Every stored chunk as a LlamaIndex node, with its embedding (for numpy search and inspection)."""

@@ -14,7 +14,11 @@ holder's watcher thread closes the shards and lets the lock go between two calls
 for `LEASE_MIN_S` (so a burst of calls pays one handoff). The waiting call then reopens the shards (a short pause at the
 course's size). A holder in the middle
 of a call keeps the folder; after `lock_wait_s` the waiter gets `FolderBusy` naming it.
-What it leaves out: `Prefetch`/fusion queries, sparse vectors, HNSW (`EdgeShard.optimize()`), snapshots.
+Sparse vectors (the kit's BM25 vectors, `keywords.py`) are kept beside the unnamed dense one, with Qdrant's IDF
+modifier; `Prefetch` + fusion queries (RRF with its k, DBSF) and batches of queries run in edge's own engine, and
+collection metadata is kept in the collection's `kit_collection.json`.
+What it leaves out: named dense vectors, recommend/discover/formula queries, HNSW (`EdgeShard.optimize()`),
+snapshots.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ LEASE_POLL_S = 0.02  # how often a holder looks whether another process wants th
 LEASE_MIN_S = 0.25  # a holder keeps the folder at least this long: a burst of calls costs one reopen, not many
 WANTED_FILE, META_FILE = "wanted", "kit_collection.json"
 NO_VECTOR = "_kit_none"  # a payload-only collection (vectors_config={}) still needs one vector slot in edge
+DEFAULT_RRF_K = 2  # the k of a plain `FusionQuery(RRF)`, as Qdrant's server and local mode use
 DISTANCES = {
     models.Distance.COSINE: qe.Distance.Cosine,
     models.Distance.DOT: qe.Distance.Dot,
@@ -93,9 +98,11 @@ def edge_match(match: Any) -> Any:
 
 
 def edge_condition(condition: Any) -> Any:
-    """One condition of a filter (field, id, empty, null, or a nested filter)."""
+    """One condition of a filter (field, id, vector, empty, null, or a nested filter)."""
     if isinstance(condition, models.Filter):
         return edge_filter(condition)
+    if isinstance(condition, models.HasVectorCondition):
+        return qe.HasVectorCondition(vector=condition.has_vector)
     if isinstance(condition, models.HasIdCondition):
         return qe.HasIdCondition(point_ids={edge_id(i) for i in condition.has_id})
     if isinstance(condition, models.IsEmptyCondition):
@@ -131,8 +138,59 @@ def edge_with_payload(with_payload: Any) -> Any:
 
 def client_vector(vector: Any) -> Any:
     if isinstance(vector, dict):
-        return {k: v for k, v in vector.items() if k != NO_VECTOR} or None
+        named = {k: client_sparse(v) for k, v in vector.items() if k != NO_VECTOR}
+        return named or None
     return vector
+
+
+def client_sparse(vector: Any) -> Any:
+    """Edge's sparse vector as qdrant-client's (a dense one stays a list)."""
+    if isinstance(vector, qe.SparseVector):
+        return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+    return vector
+
+
+def edge_vector(vector: Any) -> Any:
+    """One named vector as edge takes it: a sparse vector, or a dense list of floats."""
+    if isinstance(vector, models.SparseVector):
+        return qe.SparseVector(list(vector.indices), list(map(float, vector.values)))
+    return list(map(float, vector))
+
+
+def edge_sparse_params(params: models.SparseVectorParams | models.SparseVectorConfig) -> Any:
+    idf = params.modifier == models.Modifier.IDF
+    return qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf if idf else None)
+
+
+def edge_query(query: Any, using: str | None) -> Any:
+    """A nearest-vector query (dense, sparse) or a fusion of prefetches, as edge's."""
+    if isinstance(query, models.NearestQuery):
+        query = query.nearest
+    if query is None:
+        return None
+    if isinstance(query, models.FusionQuery):
+        if query.fusion == models.Fusion.DBSF:
+            return qe.Fusion.Dbsf()
+        return qe.Fusion.Rrf(k=DEFAULT_RRF_K)
+    if isinstance(query, models.RrfQuery):
+        return qe.Fusion.Rrf(k=query.rrf.k or DEFAULT_RRF_K, weights=query.rrf.weights)
+    if hasattr(query, "tolist"):
+        query = query.tolist()
+    if not isinstance(query, list | models.SparseVector):
+        raise StoreError("the edge store answers nearest-vector and fusion queries only")
+    return qe.Query.Nearest(edge_vector(query), using=using or None)
+
+
+def edge_prefetch(prefetch: models.Prefetch) -> Any:
+    """A `Prefetch` (nested ones too) as edge's."""
+    inner = prefetch.prefetch if isinstance(prefetch.prefetch, list) else [prefetch.prefetch] * bool(prefetch.prefetch)
+    return qe.Prefetch(
+        limit=prefetch.limit or 10,
+        query=edge_query(prefetch.query, prefetch.using),
+        prefetches=[edge_prefetch(p) for p in inner] or None,
+        filter=edge_filter(prefetch.filter),
+        score_threshold=prefetch.score_threshold,
+    )
 
 
 def record(point: Any) -> models.Record:
@@ -272,6 +330,12 @@ class EdgeLocal:
     def _meta(self, name: str) -> dict[str, Any]:
         return json.loads((self._path(name) / META_FILE).read_text(encoding="utf-8"))
 
+    def _write_meta(self, name: str, meta: dict[str, Any]) -> None:
+        """Replace the collection's meta file whole (a new file renamed over the old: never half-written)."""
+        path = self._path(name) / META_FILE
+        path.with_suffix(".tmp").write_text(json.dumps(meta), encoding="utf-8")
+        path.with_suffix(".tmp").replace(path)
+
     def _shard(self, name: str) -> Any:
         """The open shard of a collection (the caller holds the folder)."""
         if name not in self._shards:
@@ -287,9 +351,15 @@ class EdgeLocal:
         names = sorted(p.name for p in self.location.iterdir() if (p / META_FILE).exists())
         return models.CollectionsResponse(collections=[models.CollectionDescription(name=n) for n in names])
 
-    def create_collection(self, collection_name: str, vectors_config: Any = None, **kwargs: Any) -> bool:
-        if kwargs.get("sparse_vectors_config"):
-            raise StoreError("the edge store does not keep sparse vectors (BM25 runs in helpers.retrieval)")
+    def create_collection(
+        self,
+        collection_name: str,
+        vectors_config: Any = None,
+        sparse_vectors_config: Any = None,
+        metadata: Any = None,
+        **kwargs: Any,
+    ) -> bool:
+        sparse = dict(sparse_vectors_config or {})
         with self._locked():
             if self.collection_exists(collection_name):
                 raise ValueError(f"Collection {collection_name} already exists")
@@ -302,10 +372,14 @@ class EdgeLocal:
                 meta, vectors = {"vectors": {}}, {NO_VECTOR: qe.EdgeVectorParams(size=1, distance=qe.Distance.Dot)}
             else:
                 raise StoreError("the edge store keeps one unnamed dense vector per point (VectorParams)")
+            meta["sparse"] = {name: getattr(params.modifier, "value", None) for name, params in sparse.items()}
+            meta["metadata"] = metadata or {}
+            sparse_vectors = {name: edge_sparse_params(params) for name, params in sparse.items()} or None
             path = self._path(collection_name)
             shutil.rmtree(path, ignore_errors=True)  # a half-made collection of an interrupted call
-            self._shards[collection_name] = qe.EdgeShard.create(str(path), qe.EdgeConfig(vectors=vectors))
-            (path / META_FILE).write_text(json.dumps(meta), encoding="utf-8")  # last: the collection now exists
+            config = qe.EdgeConfig(vectors=vectors, sparse_vectors=sparse_vectors)
+            self._shards[collection_name] = qe.EdgeShard.create(str(path), config)
+            self._write_meta(collection_name, meta)  # last: the collection now exists
         return True
 
     def delete_collection(self, collection_name: str, **kwargs: Any) -> bool:
@@ -323,6 +397,10 @@ class EdgeLocal:
         with self._locked():
             meta, info = self._meta(collection_name), self._shard(collection_name).info()
         vectors = models.VectorParams(**meta["vectors"]) if meta["vectors"] else {}
+        sparse = {
+            name: models.SparseVectorParams(modifier=models.Modifier(modifier) if modifier else None)
+            for name, modifier in meta.get("sparse", {}).items()
+        }
         return models.CollectionInfo(
             status=models.CollectionStatus.GREEN,
             optimizer_status=models.OptimizersStatusOneOf.OK,
@@ -331,14 +409,42 @@ class EdgeLocal:
             segments_count=info.segments_count,
             payload_schema={},
             config=models.CollectionConfig(
-                params=models.CollectionParams(vectors=vectors),
+                params=models.CollectionParams(vectors=vectors, sparse_vectors=sparse or None),
                 hnsw_config=models.HnswConfig(m=16, ef_construct=100, full_scan_threshold=10000),
                 optimizer_config=models.OptimizersConfig(
                     deleted_threshold=0.2, vacuum_min_vector_number=1000, default_segment_number=0, flush_interval_sec=5
                 ),
                 wal_config=models.WalConfig(wal_capacity_mb=32, wal_segments_ahead=0),
+                metadata=meta.get("metadata") or None,
             ),
         )
+
+    def update_collection(self, collection_name: str, metadata: Any = None, **kwargs: Any) -> bool:
+        """Merge `metadata` into the collection's (the only change the edge store takes)."""
+        if kwargs.get("sparse_vectors_config") or kwargs.get("vectors_config"):
+            raise StoreError("the edge store cannot change a vector's parameters; add one with create_vector_name")
+        with self._locked():
+            meta = self._meta(collection_name)
+            meta["metadata"] = {**meta.get("metadata", {}), **(metadata or {})}
+            self._write_meta(collection_name, meta)
+        return metadata is not None
+
+    def create_vector_name(
+        self, collection_name: str, vector_name: str, vector_name_config: Any, **kwargs: Any
+    ) -> models.UpdateResult:
+        """Add a sparse vector to an existing collection (its points have none until written)."""
+        if not isinstance(vector_name_config, models.SparseVectorNameConfig):
+            raise StoreError("the edge store adds sparse vectors only (it keeps one unnamed dense vector)")
+        config = vector_name_config.sparse
+        with self._locked():
+            meta = self._meta(collection_name)
+            if vector_name not in meta.get("sparse", {}):
+                modifier = qe.Modifier.Idf if config.modifier == models.Modifier.IDF else None
+                operation = qe.UpdateOperation.create_sparse_vector(vector_name, modifier=modifier)
+                self._shard(collection_name).update(operation)
+                meta["sparse"] = {**meta.get("sparse", {}), vector_name: getattr(config.modifier, "value", None)}
+                self._write_meta(collection_name, meta)
+        return updated()
 
     def create_payload_index(
         self, collection_name: str, field_name: str, field_schema: Any = None, **kwargs: Any
@@ -352,12 +458,12 @@ class EdgeLocal:
     def _edge_point(self, point: models.PointStruct, payload_only: bool) -> Any:
         vector = point.vector
         if payload_only or vector in ({}, None):
-            vector = {}
-        elif isinstance(vector, dict):
-            if set(vector) - {""}:
-                raise StoreError("the edge store keeps one unnamed dense vector per point")
-            vector = list(vector[""])
-        return qe.Point(edge_id(point.id), vector if vector == {} else list(map(float, vector)), point.payload or {})
+            return qe.Point(edge_id(point.id), {}, point.payload or {})
+        if isinstance(vector, dict):  # the unnamed dense vector and sparse ones, by name
+            if any(name and not isinstance(v, models.SparseVector) for name, v in vector.items()):
+                raise StoreError("the edge store keeps one unnamed dense vector per point, and sparse ones")
+            return qe.Point(edge_id(point.id), {k: edge_vector(v) for k, v in vector.items()}, point.payload or {})
+        return qe.Point(edge_id(point.id), edge_vector(vector), point.payload or {})
 
     def upsert(self, collection_name: str, points: Any, **kwargs: Any) -> models.UpdateResult:
         if isinstance(points, models.Batch):
@@ -374,6 +480,13 @@ class EdgeLocal:
 
     def upload_points(self, collection_name: str, points: Any, **kwargs: Any) -> None:
         self.upsert(collection_name, list(points))
+
+    def update_vectors(self, collection_name: str, points: Any, **kwargs: Any) -> models.UpdateResult:
+        """Replace some named vectors of existing points (the others and the payload stay)."""
+        batch = [qe.PointVectors(edge_id(p.id), {k: edge_vector(v) for k, v in p.vector.items()}) for p in points]
+        with self._locked():
+            self._shard(collection_name).update(qe.UpdateOperation.update_vectors(batch))
+        return updated()
 
     def delete(self, collection_name: str, points_selector: Any, **kwargs: Any) -> models.UpdateResult:
         if isinstance(points_selector, models.FilterSelector):
@@ -424,6 +537,31 @@ class EdgeLocal:
             points, next_offset = self._shard(collection_name).scroll(request)
         return [record(p) for p in points], None if next_offset is None else client_id(next_offset)
 
+    def _request(
+        self,
+        query: Any = None,
+        using: str | None = None,
+        prefetch: Any = None,
+        query_filter: Any = None,
+        limit: int = 10,
+        offset: int | None = None,
+        with_payload: Any = True,
+        with_vectors: Any = False,
+        score_threshold: float | None = None,
+    ) -> Any:
+        """One query as edge's `QueryRequest`: a nearest vector (dense or sparse), or a fusion of prefetches."""
+        prefetches = prefetch if isinstance(prefetch, list) else [prefetch] * bool(prefetch)
+        return qe.QueryRequest(
+            limit=limit,
+            offset=offset,
+            query=edge_query(query, using),
+            prefetches=[edge_prefetch(p) for p in prefetches] or None,
+            filter=edge_filter(query_filter),
+            with_payload=edge_with_payload(with_payload),
+            with_vector=with_vectors,
+            score_threshold=score_threshold,
+        )
+
     def query_points(
         self,
         collection_name: str,
@@ -438,22 +576,8 @@ class EdgeLocal:
         score_threshold: float | None = None,
         **kwargs: Any,
     ) -> models.QueryResponse:
-        if prefetch:
-            raise StoreError("the edge store does not run Prefetch/fusion queries (helpers.retrieval fuses instead)")
-        if isinstance(query, models.NearestQuery):
-            query = query.nearest
-        if query is not None and not isinstance(query, list):
-            query = query.tolist() if hasattr(query, "tolist") else None
-            if query is None:
-                raise StoreError("the edge store answers nearest-vector queries only")
-        request = qe.QueryRequest(
-            limit=limit,
-            offset=offset,
-            query=None if query is None else qe.Query.Nearest(list(map(float, query))),
-            filter=edge_filter(query_filter),
-            with_payload=edge_with_payload(with_payload),
-            with_vector=with_vectors,
-            score_threshold=score_threshold,
+        request = self._request(
+            query, using, prefetch, query_filter, limit, offset, with_payload, with_vectors, score_threshold
         )
         with self._locked():
             found = self._shard(collection_name).query(request)
@@ -462,17 +586,14 @@ class EdgeLocal:
     def query_batch_points(
         self, collection_name: str, requests: list[models.QueryRequest], **kwargs: Any
     ) -> list[models.QueryResponse]:
-        return [
-            self.query_points(
-                collection_name,
-                query=r.query,
-                prefetch=r.prefetch,
-                query_filter=r.filter,
-                limit=r.limit or 10,
-                offset=r.offset,
-                with_payload=r.with_payload,
-                with_vectors=r.with_vector,
-                score_threshold=r.score_threshold,
+        """Several queries as one planned batch (edge scores queries that share a pass together)."""
+        batch = [
+            self._request(
+                r.query, r.using, r.prefetch, r.filter, r.limit or 10, r.offset, r.with_payload,
+                r.with_vector or False, r.score_threshold,
             )
             for r in requests
-        ]
+        ]  # fmt: skip
+        with self._locked():
+            found = self._shard(collection_name).query_batch(qe.QueryBatchRequest(batch))
+        return [models.QueryResponse(points=[scored(p) for p in points]) for points in found]

@@ -35,7 +35,7 @@ WRITES = frozenset({
     "upsert", "update_vectors", "delete_vectors", "delete", "set_payload", "overwrite_payload", "delete_payload",
     "clear_payload", "batch_update_points", "update_collection_aliases", "update_collection", "delete_collection",
     "create_collection", "recreate_collection", "upload_points", "upload_collection", "create_payload_index",
-    "delete_payload_index",
+    "delete_payload_index", "create_vector_name", "delete_vector_name",
 })  # fmt: skip
 
 
@@ -128,8 +128,10 @@ class SharedLocal(QdrantLocal):
         try:
             if load or self._changed():
                 self._reload()
-            (folder / HOLDER_FILE).write_text(json.dumps(
-                {"pid": os.getpid(), "name": process_name(), "since": time.strftime("%H:%M:%S")}), encoding="utf-8")
+            (folder / HOLDER_FILE).write_text(
+                json.dumps({"pid": os.getpid(), "name": process_name(), "since": time.strftime("%H:%M:%S")}),
+                encoding="utf-8",
+            )
             yield
             self._version = self._disk_version()
         finally:

@@ -1,0 +1,148 @@
+"""Hybrid search inside Qdrant: dense and BM25 candidates come from the store, never the whole collection.
+
+What it does: with `bm25_backend = "store"` the collection keeps a BM25 sparse vector beside each chunk's dense one
+(`helpers.store.keywords`), so the store ranks by keywords itself and no kernel reads every chunk to fit bm25s.
+A query becomes its embedding and its BM25 query vector (token counts; Qdrant adds the idf), sent in one request:
+- `fusion="weighted"` (the kit's default hybrid): one batch of two queries returns both candidate lists with their
+  scores, `pool` each, and the kit's weighted min-max fusion (hybrid.py) fuses them as it fuses the kernel's;
+- `fusion="rrf"`: one Query API call, `prefetch=[dense, sparse]` fused by Qdrant's reciprocal rank fusion. Qdrant
+  counts ranks from 0 and the kit from 1, so it is asked with k = rrf_k + 1: the same 1 / (rrf_k + rank). A fused
+  point carries no side scores, so each hit's "dense" cosine is computed from its returned vector (the refusal rule
+  reads it). A student's own `rrf` function (`helpers.mechanisms`) is honoured: both lists, fused here.
+`StoreBM25Retriever` asks the sparse side alone. A filter becomes a Qdrant filter inside every prefetch, so each
+side spends its candidates on chunks that pass it.
+`store_problem` says why a collection cannot serve these (no BM25 vectors, some chunks without one, another
+tokenizer, a student's own BM25 function); `make_retriever` then warns in one line and uses bm25s in the kernel.
+What it leaves out: DBSF and Qdrant's formula queries (the kit's fusions are the weighted sum and RRF), and the
+steps around a retriever (expansion, post-processing: `helpers.retrieval`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from qdrant_client import models
+
+from helpers.config import RetrievalSettings
+from helpers.embedding import Embedder
+from helpers.mechanisms import chosen
+from helpers.retrieval.base import Filters, copy_hit
+from helpers.retrieval.bm25 import TOKENIZERS, bm25_scores
+from helpers.retrieval.hybrid import DEFAULTS, FUSIONS, rrf_fusion, rrf_scores, weighted_fusion
+from helpers.store import KitStore
+from helpers.store.keywords import SPARSE_VECTOR, Keywords, query_vector
+from helpers.types import Hit
+
+
+def store_keywords(settings: RetrievalSettings) -> Keywords:
+    """How the store makes BM25 vectors for these settings: the configured tokenizer, by name."""
+    return Keywords(settings.bm25_tokenizer, TOKENIZERS[settings.bm25_tokenizer])
+
+
+def store_problem(store: KitStore, settings: RetrievalSettings) -> str | None:
+    """Why BM25 cannot run inside this collection, with what to do (None: it can)."""
+    if chosen("bm25", bm25_scores) is not bm25_scores:
+        return "a bm25 function of your own is in use (helpers.mechanisms), and only the kernel can run it"
+    problem = store.keywords_problem(settings.bm25_tokenizer)
+    if problem:
+        return f"{problem}; ingest again with bm25_backend = 'store' to add them in place"
+    return None
+
+
+class StoreBM25Retriever:
+    """Keyword search by Qdrant: the chunks' BM25 vectors against the query's."""
+
+    def __init__(self, store: KitStore, tokenizer: Callable[[str], list[str]]) -> None:
+        self.store, self.tokenizer = store, tokenizer
+
+    def vector(self, query: str) -> models.SparseVector | None:
+        """The query's BM25 vector: each token's count (None when it holds no word BM25 keeps)."""
+        tokens = self.tokenizer(query)
+        return query_vector(tokens) if tokens else None
+
+    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
+        """Top-k chunks by BM25 score; chunks that share no word with the query are never returned."""
+        sparse = self.vector(query)
+        if sparse is None:
+            return []
+        found = self.store.client.query_points(
+            self.store.collection,
+            query=sparse,
+            using=SPARSE_VECTOR,
+            limit=k,
+            query_filter=self.store.qdrant_filter(filters),
+            with_payload=True,
+        ).points
+        return self.store.hits(found, "sparse")
+
+
+class StoreHybridRetriever:
+    """Dense + BM25 candidates from Qdrant in one request, fused by Qdrant (RRF) or by the kit (weighted)."""
+
+    def __init__(
+        self,
+        store: KitStore,
+        embedder: Embedder,
+        tokenizer: Callable[[str], list[str]],
+        fusion: str = "weighted",
+        alpha: float = DEFAULTS.hybrid_alpha,
+        rrf_k: int = DEFAULTS.rrf_k,
+        pool: int = DEFAULTS.hybrid_pool,
+    ) -> None:
+        if fusion not in FUSIONS:
+            raise ValueError(f"fusion must be one of {FUSIONS}, got {fusion!r}")
+        if not 0.0 <= alpha <= 1.0:
+            raise ValueError(f"alpha (the dense weight) must be between 0 and 1, got {alpha}")
+        self.store, self.embedder = store, embedder
+        self.sparse = StoreBM25Retriever(store, tokenizer)
+        self.fusion, self.alpha, self.rrf_k, self.pool = fusion, alpha, rrf_k, pool
+
+    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
+        """Both sides' `pool` candidates (at least k) in one request, fused; the top k."""
+        depth, flt = max(k, self.pool), self.store.qdrant_filter(filters)
+        vector = [float(x) for x in self.embedder.embed_query(query)]
+        if self.fusion == "rrf" and chosen("rrf", rrf_scores) is rrf_scores:
+            return self.fused_by_qdrant(vector, query, k, depth, flt)
+        dense, sparse = self.both_lists(vector, query, depth, flt)
+        if self.fusion == "rrf":
+            return rrf_fusion([dense, sparse], self.rrf_k)[:k]
+        return weighted_fusion(dense, sparse, self.alpha)[:k]
+
+    def both_lists(
+        self, vector: list[float], query: str, depth: int, flt: models.Filter | None
+    ) -> tuple[list[Hit], list[Hit]]:
+        """The dense and the BM25 candidates with their scores: one batch of two queries."""
+        requests = [models.QueryRequest(query=vector, limit=depth, filter=flt, with_payload=True)]
+        sparse = self.sparse.vector(query)
+        if sparse is not None:
+            requests.append(
+                models.QueryRequest(query=sparse, using=SPARSE_VECTOR, limit=depth, filter=flt, with_payload=True)
+            )
+        answers = self.store.client.query_batch_points(self.store.collection, requests=requests)
+        dense_hits = self.store.hits(answers[0].points, "dense")
+        return dense_hits, self.store.hits(answers[1].points, "sparse") if sparse is not None else []
+
+    def fused_by_qdrant(
+        self, vector: list[float], query: str, k: int, depth: int, flt: models.Filter | None
+    ) -> list[Hit]:
+        """One Query API call: both prefetches, fused by Qdrant's RRF; each hit's cosine from its own vector."""
+        prefetch = [models.Prefetch(query=vector, limit=depth, filter=flt)]
+        sparse = self.sparse.vector(query)
+        if sparse is not None:
+            prefetch.append(models.Prefetch(query=sparse, using=SPARSE_VECTOR, limit=depth, filter=flt))
+        found = self.store.client.query_points(
+            self.store.collection,
+            prefetch=prefetch,
+            query=models.RrfQuery(rrf=models.Rrf(k=self.rrf_k + 1)),  # ranks from 0 in Qdrant, from 1 in the kit
+            limit=k,
+            with_payload=True,
+            with_vectors=True,
+        ).points
+        q = np.asarray(vector) / (np.linalg.norm(vector) or 1.0)
+        hits = []
+        for hit, point in zip(self.store.hits(found, "fused"), found, strict=True):
+            dense = np.asarray(point.vector.get("", []) if isinstance(point.vector, dict) else point.vector)
+            cosine = float(q @ dense / (np.linalg.norm(dense) or 1.0)) if dense.size else None
+            hits.append(copy_hit(hit, dense=cosine) if cosine is not None else hit)
+        return hits
