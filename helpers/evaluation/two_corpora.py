@@ -457,6 +457,7 @@ def paired_f1(answers: pd.DataFrame, baseline: str, system: str) -> pd.DataFrame
 
 
 REFUSED = ("refused", "no_context")
+SUPPORT_FLOORS = (0.25, 0.5, 0.75, 1.0)  # the grounding check's floors `refusal_rules` compares
 
 
 def with_support_floor(answers: pd.DataFrame, floor: float) -> pd.DataFrame:
