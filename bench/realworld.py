@@ -5,6 +5,7 @@
     .venv/bin/python -m bench.realworld answers --limit 30   # reader set-ups on the dev splits (LLM, long)
     .venv/bin/python -m bench.realworld final --limit 40     # old vs new defaults on the test splits
     .venv/bin/python -m bench.realworld budget --limit 20    # F1 against prompt tokens: the context budget (dev)
+    .venv/bin/python -m bench.realworld rules                # refusal rules scored on the reader's dev answers
 
 Each stage prints its table (one column per corpus) and writes `bench/results/realworld_<stage>.{csv,json}`.
 The real set is rebuilt first (`course_data/realworld/README.md`); without it only the course column is filled.
@@ -26,12 +27,15 @@ from helpers.config import Settings, get_settings
 from helpers.corpus import Question
 from helpers.evaluation.two_corpora import (
     CHUNK_KEYS,
+    SUPPORT_FLOORS,
     Corpus,
     answer_row,
+    answer_rows,
     close_all,
     course_corpus,
     indexed,
     realworld_corpus,
+    refusal_rules,
     retrieval_rows,
     side_by_side,
     tuning_settings,
@@ -84,6 +88,8 @@ CONTEXT_SETUPS: dict[str, dict[str, Any]] = {
 CONTEXT_BUDGETS = (200, 300, 450, 550, 650)  # context tokens; the prompt adds about 320 (system, examples, question)
 
 CORPORA = ("course", "real")
+# The reader's whole-dev-split run (`answers --name realworld_reader_dev`) the refusal rules are scored on.
+RULES_ANSWERS, RULES_BASE, RULES_FORCED = "reader_dev", "defaults (k 4)", "16 hits cut to 550 tokens, forced answer"
 
 
 def corpora(split: str, base: Settings, names: tuple[str, ...] = CORPORA) -> list[Corpus]:
@@ -193,7 +199,7 @@ def write(record: Record, frame: pd.DataFrame, extra: dict[str, Any] | None = No
 def main(argv: list[str] | None = None) -> int:
     """Run one stage, print its table, write its results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("retrieval", "context", "answers", "final", "budget"))
+    parser.add_argument("stage", choices=("retrieval", "context", "answers", "final", "budget", "rules"))
     parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
     parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
     parser.add_argument("--chunkings", default="", help="comma-separated names of CHUNKINGS (retrieval; default all)")
@@ -214,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
         write(record, frame)
         frame["set-up"] = frame.chunking + " | " + frame.retrieval + " | k=" + frame.k.astype(str)
         print(side_by_side(frame.to_dict("records"), "answer in context").to_string())
+        return 0
+    if args.stage == "rules":  # no model call: the stored answers under each rule
+        frame = refusal_rules(answer_rows(RULES_ANSWERS, RESULTS_DIR), RULES_BASE, RULES_FORCED, SUPPORT_FLOORS)
+        write(record, frame, {"answers": f"realworld_{RULES_ANSWERS}_answers.csv"})
+        print(side_by_side(frame.to_dict("records"), "F1 (all questions)", index="rule").round(3).to_string())
         return 0
     if args.stage == "context":
         frame = context_stage(base, args.split, names, tuple(n for n in args.contexts.split(",") if n), record)

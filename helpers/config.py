@@ -184,7 +184,7 @@ class RetrievalSettings:
     (docs/decisions.md).
     """
 
-    top_k: int = 4  # chunks the reader gets
+    top_k: int = 8  # chunks retrieved for the reader; the context budget keeps the best that fit
     retriever: str = "hybrid"  # min-max weighted fusion of dense and BM25 ("hybrid_rrf": reciprocal rank fusion)
     hybrid_alpha: float = 0.5  # dense weight of the weighted "hybrid" (1 = dense only, 0 = BM25 only)
     rrf_k: int = 60  # reciprocal rank fusion constant, as in the paper that introduced it
@@ -242,8 +242,8 @@ class QuerySettings:
 class GenerationSettings:
     """The prompt and the answer: how much context, which short-answer style, when to refuse without asking."""
 
-    context_tokens: int = 1500  # the most the retrieved passages may take in the prompt (cl100k tokens)
-    short_style: str = "phrase"  # the short-answer prompt: "phrase", "yes_no" (yes/no first), "forced" (no "unknown")
+    context_tokens: int = 550  # the most the retrieved passages may take in the prompt (cl100k tokens)
+    short_style: str = "forced"  # the short-answer prompt: "phrase", "yes_no" (yes/no first), "forced" (no "unknown")
     refusal_threshold: float = 0.3  # best dense score below this: the fixed refusal, no LLM call (notebook 07)
     support_floor: float = 0.0  # short answers: refuse one with less than this share of its words in the passages
 

@@ -268,7 +268,7 @@ def test_the_forced_style_drops_only_the_instruction_s_refusal_clause():
     from helpers.generation.prompts import SHORT_REFUSAL, SYSTEM_PROMPT
 
     forced = build_messages("When does the term start?", [], "short", style="forced")
-    phrase = build_messages("When does the term start?", [], "short")
+    phrase = build_messages("When does the term start?", [], "short", style="phrase")
     assert SHORT_REFUSAL not in forced[-1]["content"] and SHORT_REFUSAL in phrase[-1]["content"]
     assert forced[0] == phrase[0] and forced[0]["content"] == SYSTEM_PROMPT
     assert SHORT_REFUSAL in [m["content"] for m in forced if m["role"] == "assistant"]  # the worked refusal stays

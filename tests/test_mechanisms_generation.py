@@ -116,7 +116,7 @@ def everything(passages: list[str], room: int, count: Callable[[str], int]) -> l
 def test_the_kit_reference_through_chosen_is_todays_prompt_and_fitting() -> None:
     assert chosen("prompt", numbered_prompt) is numbered_prompt and chosen("budget", fit_passages) is fit_passages
     hits = [Hit("a", "The fee\nis  $90.", {"source": "fees.md"}), Hit("b", "Tuition is $14,850.", {"source": "t.md"})]
-    user = build_messages("Fee?", hits, "short")[-1]["content"]
+    user = build_messages("Fee?", hits, "short", style="phrase")[-1]["content"]
     assert user == (
         "Context:\n[1] The fee is $90.\n\n[2] Tuition is $14,850.\n\nQuestion: Fee?\n\n" + INSTRUCTIONS["short"]
     )
