@@ -9,14 +9,11 @@ What it leaves out: choosing the files (the SOURCES table below is the hand-made
 
 from __future__ import annotations
 
-import argparse
-import hashlib
-import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from rebuild import DEFAULT_MIRROR_ROOT, MANIFEST_PATH, RepoMissing, find_git_dir, git_bytes, git_head
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the kit, when this runs as a script
+from helpers.corpus.pinned import REALWORLD, doc_path, find_git_dir, git_head, make_manifest_main, pin_repo
 
 # (owner/name, university, licence note, [paths in the repository]); the rebuilt path is `rebuilt_path()`.
 SOURCES = [
@@ -43,8 +40,19 @@ SOURCES = [
         [
             f"{page}.php"
             for page in (
-                "certificate", "contact", "courses", "current", "degrees", "ds", "faq", "hybrid", "index",
-                "online", "requirement", "residential", "tuition",
+                "certificate",
+                "contact",
+                "courses",
+                "current",
+                "degrees",
+                "ds",
+                "faq",
+                "hybrid",
+                "index",
+                "online",
+                "requirement",
+                "residential",
+                "tuition",
             )
         ],
     ),
@@ -68,42 +76,23 @@ def rebuilt_path(repo: str, path: str) -> str:
     """`<repository name>/<path>`, with .php renamed .html so the kit's HTML parser reads it."""
     if path.endswith(".php"):
         path = path[: -len(".php")] + ".html"
-    return f"{repo.split('/')[1]}/{path}"
+    return doc_path(repo, path)
+
+
+def repositories(mirror_root: Path) -> list[dict]:
+    """The manifest entries for SOURCES, each repository pinned at its current HEAD."""
+    entries = []
+    for repo, university, licence, paths in SOURCES:
+        git_dir = find_git_dir(repo, mirror_root)
+        about = {"university": university, "licence": licence}
+        entries.append(pin_repo(repo, git_dir, git_head(git_dir), paths, rebuilt_path, about))
+    return entries
 
 
 def manifest(mirror_root: Path) -> dict:
     """The manifest for SOURCES at each repository's current HEAD."""
-    repos = []
-    for repo, university, licence, paths in SOURCES:
-        git_dir = find_git_dir(repo, mirror_root)
-        commit = git_head(git_dir)
-        files = []
-        for path in paths:
-            data = git_bytes(git_dir, commit, path)
-            files.append(
-                {"path": path, "doc": rebuilt_path(repo, path), "sha256": hashlib.sha256(data).hexdigest(),
-                 "size": len(data)}
-            )
-        repos.append({"repo": repo, "url": f"https://github.com/{repo}", "commit": commit,
-                      "university": university, "licence": licence, "files": files})
-    return {"format": "realworld-manifest 1.0", "docs_dir": ".kit_data/realworld/docs", "repositories": repos}
-
-
-def main() -> int:
-    """Write manifest.json next to this file."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)
-    args = parser.parse_args()
-    try:
-        data = manifest(args.mirror_root)
-    except RepoMissing as error:
-        print(error, file=sys.stderr)
-        return 1
-    MANIFEST_PATH.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    count = sum(len(r["files"]) for r in data["repositories"])
-    print(f"wrote {MANIFEST_PATH.name}: {len(data['repositories'])} repositories, {count} files")
-    return 0
+    return REALWORLD.manifest_document(repositories(mirror_root))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(make_manifest_main(REALWORLD, repositories, description=__doc__.splitlines()[0]))
