@@ -69,7 +69,7 @@ RETRIEVALS: dict[str, dict[str, Any]] = {
 }
 TOP_KS = (3, 4, 5, 6, 8)
 BUDGETS: dict[str, dict[str, Any]] = {  # eight chunks retrieved, the context cut to a budget (lowest ranks go first)
-    "defaults (k 4, budget 1500)": {},
+    "defaults (k 4, budget 1500)": dict(top_k=4, context_tokens=1500, short_style="phrase"),  # the defaults then
     **{f"k 8, budget {tokens}": dict(top_k=8, context_tokens=tokens) for tokens in (300, 600, 1000)},
 }
 

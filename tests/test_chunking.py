@@ -184,7 +184,7 @@ def test_comparison_helpers() -> None:
     subset = common.question_subset(questions, per_category=2, seed=1)
     assert len(subset) == 4 and subset == common.question_subset(questions, per_category=2, seed=1)
     table = pd.DataFrame({"strategy": ["a", "b", "c"], "recall@5": [0.9, 0.7, 0.7], "MRR": [0.9, 0.4, 0.6]})
-    table = table.assign(chunks=[1, 2, 3], **{"recall in 1500 tokens": [0.5, 0.7, 0.7]})
+    table = table.assign(chunks=[1, 2, 3], **{f"recall in {compare.CONTEXT_BUDGET} tokens": [0.5, 0.7, 0.7]})
     assert compare.best_strategy(table) == "c" and compare.best_strategy(table, by="recall@5") == "a"
     # The ci profile keeps the documents holding evidence plus a few others; the full profile keeps all.
     documents = [doc(f"Text {i}.", source=f"d{i}.md") for i in range(30)] + [doc(GUIDE)]

@@ -5,7 +5,7 @@ from its KV cache after the first question. The refusal rule is repeated in the 
 0.5B model follows it (notebook 07) — in short mode; in sentence mode it made the model refuse almost
 everything, so there the worked refusal example carries the rule. Two modes:
 - "sentence" (the app's default): one or two sentences with numbered citations, or the refusal sentence;
-- "short" (for SQuAD-style EM/F1): a short phrase only, or "unknown".
+- "short" (for SQuAD-style EM/F1): a short phrase, or "unknown" (offered in the instruction by the "phrase" style only).
 What it leaves out: chat history in the prompt (follow-ups are rewritten before retrieval, notebook 06).
 """
 
@@ -36,7 +36,8 @@ PROMPT_TEMPLATE = "Context:\n{context}\n\nQuestion: {question}"
 USER_TEMPLATE = PROMPT_TEMPLATE + "\n\n{instruction}"
 
 # Short-answer styles (settings.short_style). "yes_no" adds a rule for yes/no questions ("Is the exam in QEB 240?"),
-# which the "phrase" style often answers "unknown"; docs/decisions.md says why "phrase" stays the default.
+# which the "phrase" style often answers "unknown"; "forced" drops the offer of "unknown" from the instruction (the
+# default: docs/decisions.md says why; the system prompt and the worked refusal still show the refusal).
 SHORT_STYLES = ("phrase", "yes_no", "forced")
 DEFAULT_STYLE = GenerationSettings().short_style  # the configured default (helpers.config)
 YES_NO_INSTRUCTION = (
