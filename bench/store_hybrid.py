@@ -20,10 +20,7 @@ What it leaves out: a Qdrant server (none can run here), the query embedding, HN
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -33,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import Record, arguments, latency, load_average
-from bench.store_scale import dataset, queries, rss_mb
+from bench.store_scale import dataset, queries, rss_mb, run_fresh
 
 CHUNKS, SMOKE_CHUNKS = 14_000, 2_000
 BACKENDS = ("local", "edge")
@@ -164,13 +161,7 @@ def child(phase: str, backend: str, n: int, folder: Path, *rest: str) -> dict[st
         "import json, sys; from bench.store_hybrid import run_phase; "
         "print('RESULT' + json.dumps(run_phase(*json.loads(sys.argv[1]))))"
     )
-    call = json.dumps([phase, backend, n, str(folder), *rest])
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    done = subprocess.run([sys.executable, "-c", code, call], capture_output=True, text=True, env=env)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT")]
-    if done.returncode or not lines:
-        return {"error": (done.stderr or done.stdout)[-800:]}
-    return json.loads(lines[-1][len("RESULT") :])
+    return run_fresh(code, json.dumps([phase, backend, n, str(folder), *rest]))
 
 
 def measure(backend: str, n: int, root: Path) -> dict[str, Any]:

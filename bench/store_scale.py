@@ -287,8 +287,14 @@ def child(phase: str, backend: str, n: int, folder: Path) -> dict[str, Any]:
     """Run one phase in a fresh interpreter; its JSON."""
     code = (f"import json, sys; from pathlib import Path; from bench.store_scale import {phase}_phase as f; "
             f"print('RESULT' + json.dumps(f({backend!r}, {n}, Path({str(folder)!r}))))")  # fmt: skip
+    return run_fresh(code)
+
+
+def run_fresh(code: str, *args: str) -> dict[str, Any]:
+    """Run `code` (which prints 'RESULT' + JSON) in a fresh interpreter with the repository importable; its JSON,
+    or {"error": the end of its output} when it failed."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT")]
     if done.returncode or not lines:
         return {"error": (done.stderr or done.stdout)[-800:]}

@@ -86,6 +86,14 @@ def _merge(*rankings: Sequence[Hit]) -> list[Hit]:
     return list(merged.values())
 
 
+def check_fusion(fusion: str, alpha: float) -> None:
+    """Raise ValueError unless `fusion` is one of FUSIONS and the dense weight `alpha` lies in [0, 1]."""
+    if fusion not in FUSIONS:
+        raise ValueError(f"fusion must be one of {FUSIONS}, got {fusion!r}")
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha (the dense weight) must be between 0 and 1, got {alpha}")
+
+
 class HybridRetriever:
     """Dense + keyword retrieval, fused by weighted sum or by reciprocal rank fusion."""
 
@@ -98,10 +106,7 @@ class HybridRetriever:
         rrf_k: int = DEFAULTS.rrf_k,
         pool: int = DEFAULTS.hybrid_pool,
     ) -> None:
-        if fusion not in FUSIONS:
-            raise ValueError(f"fusion must be one of {FUSIONS}, got {fusion!r}")
-        if not 0.0 <= alpha <= 1.0:
-            raise ValueError(f"alpha (the dense weight) must be between 0 and 1, got {alpha}")
+        check_fusion(fusion, alpha)
         self.dense, self.sparse = dense, sparse
         self.fusion, self.alpha, self.rrf_k, self.pool = fusion, alpha, rrf_k, pool
 

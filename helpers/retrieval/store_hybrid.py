@@ -29,7 +29,7 @@ from helpers.embedding import Embedder
 from helpers.mechanisms import chosen
 from helpers.retrieval.base import Filters, copy_hit
 from helpers.retrieval.bm25 import TOKENIZERS, bm25_scores
-from helpers.retrieval.hybrid import DEFAULTS, FUSIONS, rrf_fusion, rrf_scores, weighted_fusion
+from helpers.retrieval.hybrid import DEFAULTS, check_fusion, rrf_fusion, rrf_scores, weighted_fusion
 from helpers.store import KitStore
 from helpers.store.keywords import SPARSE_VECTOR, Keywords, query_vector
 from helpers.types import Hit
@@ -90,10 +90,7 @@ class StoreHybridRetriever:
         rrf_k: int = DEFAULTS.rrf_k,
         pool: int = DEFAULTS.hybrid_pool,
     ) -> None:
-        if fusion not in FUSIONS:
-            raise ValueError(f"fusion must be one of {FUSIONS}, got {fusion!r}")
-        if not 0.0 <= alpha <= 1.0:
-            raise ValueError(f"alpha (the dense weight) must be between 0 and 1, got {alpha}")
+        check_fusion(fusion, alpha)
         self.store, self.embedder = store, embedder
         self.sparse = StoreBM25Retriever(store, tokenizer)
         self.fusion, self.alpha, self.rrf_k, self.pool = fusion, alpha, rrf_k, pool

@@ -562,23 +562,11 @@ class EdgeLocal:
             score_threshold=score_threshold,
         )
 
-    def query_points(
-        self,
-        collection_name: str,
-        query: Any = None,
-        using: str | None = None,
-        prefetch: Any = None,
-        query_filter: Any = None,
-        limit: int = 10,
-        offset: int | None = None,
-        with_payload: Any = True,
-        with_vectors: Any = False,
-        score_threshold: float | None = None,
-        **kwargs: Any,
-    ) -> models.QueryResponse:
-        request = self._request(
-            query, using, prefetch, query_filter, limit, offset, with_payload, with_vectors, score_threshold
-        )
+    def query_points(self, collection_name: str, query: Any = None, **options: Any) -> models.QueryResponse:
+        """qdrant-client's `query_points` on edge: the options `_request` knows, the others (timeouts …) ignored."""
+        known = ("using", "prefetch", "query_filter", "limit", "offset", "with_payload", "with_vectors",
+                 "score_threshold")  # fmt: skip
+        request = self._request(query, **{key: value for key, value in options.items() if key in known})
         with self._locked():
             found = self._shard(collection_name).query(request)
         return models.QueryResponse(points=[scored(p) for p in found])
