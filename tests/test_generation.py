@@ -252,6 +252,37 @@ def test_primed_kv_state_from_disk_gives_the_same_answer(tmp_path: Path) -> None
     assert len(list((tmp_path / "cache" / "kv_states").glob("*.pkl"))) == 1
 
 
+def test_a_prompt_gets_the_same_logits_whatever_was_asked_before(tmp_path: Path) -> None:
+    """Each prompt starts from the state after its system message. Without that, llama.cpp keeps the previous
+    prompt's cache: the same prompt right after its own answer re-evaluates only its last token, and the 0.5B
+    reader's logits move enough to drop a citation marker. Fresh, after its own streamed answer and after another
+    question, the last logits must be bit-identical."""
+
+    from helpers.generation import LocalLLM, build_messages
+
+    settings = get_settings().replace(llm_model="qwen2.5-coder-0.5b", llm_backend="local", cache_dir=tmp_path / "c")
+    hits = [Hit(f"n{i}", f"The {word} fee is ${90 + i}. Forms go to room {i}0{i}.", 1.0, {"source": f"d{i}.md"})
+            for i, word in enumerate(["application", "parking", "library", "laboratory", "graduation"])]  # fmt: skip
+    question = build_messages("What is the application fee?", hits)
+    other = build_messages("Which room takes the forms?", hits)
+    llm = LocalLLM(settings)
+    try:
+
+        def last_logits(messages: list[dict[str, str]]) -> np.ndarray:
+            llm.chat(messages, 1)  # one token: the last decode is the prompt's last position
+            raw = llm._llama
+            return np.ctypeslib.as_array(raw._ctx.get_logits(), shape=(raw.n_vocab(),)).copy()
+
+        fresh = last_logits(question)
+        "".join(llm.stream(question, 24))
+        after_its_answer = last_logits(question)
+        llm.chat(other, 8)
+        after_another = last_logits(question)
+    finally:
+        llm.close()
+    assert np.array_equal(fresh, after_its_answer) and np.array_equal(fresh, after_another)
+
+
 def test_yes_no_style_adds_its_worked_turn_and_instruction_in_short_mode_only():
     from helpers.generation.prompts import YES_NO_EXAMPLE, YES_NO_INSTRUCTION
 

@@ -19,6 +19,8 @@ from typing import Any, Protocol
 from helpers.config import Settings
 from helpers.models import llm_gguf_path
 
+MAX_ANCHORS = 16  # KV states kept in memory (a few MB each)
+
 
 class LLMError(RuntimeError):
     """The language model could not answer; the message says why and what to try."""
@@ -68,10 +70,38 @@ class LocalLLM:
             seed=self.settings.seed,
             verbose=False,
         )
+        self._anchors: dict[str, Any] = {}  # the messages before the last -> the KV state after them
+
+    def _start_from_anchor(self, messages: list[dict[str, str]]) -> None:
+        """Put the KV cache in the same state before every prompt, so an answer depends on its prompt alone.
+
+        llama.cpp reuses the longest common prefix with whatever it evaluated last; the tokens after it are
+        evaluated in other batch shapes, which can round the logits differently and flip a greedy token (the
+        same prompt asked right after its own answer re-evaluates only its last token). So each prompt starts from
+        the state after all its messages but the last (the system prompt and any worked examples), computed once
+        from an empty cache and kept for the next prompts that share them; a lone message starts from empty.
+        """
+        import numpy as np
+
+        anchor = messages[:-1]
+        if not anchor:
+            self._llama.reset()
+            return
+        key = json.dumps(anchor)
+        if key not in self._anchors:
+            self._llama.reset()
+            self._llama.create_chat_completion(messages=anchor, max_tokens=1, temperature=0.0)
+            state = self._llama.save_state()
+            state.scores = np.zeros((1, state.scores.shape[1]), dtype=np.single)  # logits rows: not needed
+            while len(self._anchors) >= MAX_ANCHORS:  # the oldest first (dicts keep insertion order)
+                self._anchors.pop(next(iter(self._anchors)))
+            self._anchors[key] = state
+        self._llama.load_state(self._anchors[key])
 
     def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
         """One chat completion."""
         start = time.perf_counter()
+        self._start_from_anchor(messages)
         out: Any = self._llama.create_chat_completion(
             messages=messages, max_tokens=max_tokens, temperature=self.settings.temperature, seed=self.settings.seed
         )
@@ -86,6 +116,7 @@ class LocalLLM:
     def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
         """One chat completion whose text is JSON matching `schema` (llama.cpp turns the schema into a grammar)."""
         start = time.perf_counter()
+        self._start_from_anchor(messages)
         out: Any = self._llama.create_chat_completion(
             messages=messages,
             max_tokens=max_tokens,
@@ -98,6 +129,7 @@ class LocalLLM:
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """Yield the answer piece by piece as it is generated."""
+        self._start_from_anchor(messages)
         chunks: Any = self._llama.create_chat_completion(
             messages=messages,
             max_tokens=max_tokens,
@@ -111,28 +143,28 @@ class LocalLLM:
                 yield piece
 
     def prime(self, messages: list[dict[str, str]]) -> str:
-        """Bring the KV cache to its state after `messages`: read from disk ("disk") or computed and saved ("computed").
-
-        llama.cpp reuses the longest common prefix of consecutive prompts, so an app that primes the fixed
-        prompt prefix answers its first question without that prefill; the state is kept on disk.
+        """Get the state every prompt like `messages` starts from ready (its messages but the last): read from disk
+        ("disk") or computed and saved ("computed"); the app's warm-up, so its first question skips that prefill.
         """
         import llama_cpp
-        import numpy as np
 
-        key = json.dumps([self.name, self.settings.llm_context_tokens, llama_cpp.__version__, messages])
+        anchor = messages[:-1]
+        if not anchor:
+            return "none"
+        key = json.dumps([self.name, self.settings.llm_context_tokens, llama_cpp.__version__, anchor])
         path = self.settings.cache_dir / "kv_states" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.pkl"
         if path.exists():
             try:
-                self._llama.load_state(pickle.loads(path.read_bytes()))
+                state = pickle.loads(path.read_bytes())
+                self._llama.load_state(state)  # raises on a state from another build of llama.cpp
+                self._anchors[json.dumps(anchor)] = state
                 return "disk"
-            except Exception:  # a state from another build of llama.cpp: compute it again
+            except Exception:
                 path.unlink(missing_ok=True)
-        self._llama.create_chat_completion(messages=messages, max_tokens=1, temperature=0.0)
-        state = self._llama.save_state()
-        state.scores = np.zeros((1, state.scores.shape[1]), dtype=np.single)  # logits rows: not needed, 300 MB
+        self._start_from_anchor(messages)
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".tmp")
-        partial.write_bytes(pickle.dumps(state))
+        partial.write_bytes(pickle.dumps(self._anchors[json.dumps(anchor)]))
         partial.replace(path)
         return "computed"
 
