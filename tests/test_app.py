@@ -322,3 +322,42 @@ def test_the_chunking_knob_indexes_another_strategy_once_in_its_own_collection(e
     assert {h.metadata["strategy"] for h in engine.ask(FEE, Knobs(retriever="dense")).hits} == {
         engine.settings.chunk_strategy
     }
+
+
+def test_with_bm25_in_the_store_the_app_reads_no_chunk_into_the_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bm25_backend = "store"`: hybrid retrieval and the filter dropdowns ask Qdrant; nothing scrolls the chunks
+    (with the kernel backend the same retrieval must read them, which is what makes this check able to fail)."""
+    import helpers.retrieval as retrieval
+    import helpers.retrieval.bm25 as bm25_module
+    from helpers.config import get_settings
+    from helpers.retrieval.base import stored_chunks
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fees.md").write_text("# Fees\n\nThe application fee is $90. Tuition is $14,850 per quarter.\n")
+    (docs / "capstone.md").write_text("# Capstone Studio\n\nCapstone teams have three to five students.\n")
+    settings = get_settings().replace(
+        data_dir=tmp_path / "data", llm_model="smollm2-135m", llm_backend="local", llm_gguf="", corpus_dir=docs,
+        bm25_backend="store",
+    )  # fmt: skip
+    engine = AppEngine(settings=settings)
+    try:
+        engine.pipeline.ingest(docs, progress=False)
+        chunks, _ = stored_chunks(engine.pipeline.store)
+        expected = sorted({str(c.metadata["doc_type"]) for c in chunks})
+
+        def no_scroll(*_: object, **__: object) -> None:
+            raise AssertionError("the whole collection was read into the kernel")
+
+        for module in (retrieval, bm25_module):
+            monkeypatch.setattr(module, "stored_chunks", no_scroll)
+        hits = engine.search.retrieve(FEE, Knobs(retriever="hybrid", k=2))
+        assert hits[0].source == "fees.md" and "sparse" in hits[0].scores
+        assert engine.search.facets("doc_type") == expected
+        kernel = AppEngine(settings=settings.replace(bm25_backend="kernel"))
+        with pytest.raises(AssertionError, match="read into the kernel"):
+            kernel.search.retrieve(FEE, Knobs(retriever="hybrid", k=2))
+    finally:
+        engine.close()

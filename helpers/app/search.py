@@ -59,6 +59,7 @@ class SearchBuilder:
         self._texts: list[str] = []
         self._bm25: Any = None
         self._reranker: Any = None
+        self._in_store: bool | None = None
 
     def chunks(self) -> list[Hit]:
         """Every stored chunk (read once)."""
@@ -70,10 +71,19 @@ class SearchBuilder:
 
     def facets(self, key: str) -> list[str]:
         """The distinct values of one metadata field in the index, sorted (for the filter dropdowns); a field
-        holding a list (the terms a chunk names) contributes each of its values. Chunks without it add nothing."""
-        values = (c.metadata.get(key) for c in self.chunks())
-        found = {v for value in values for v in (value if isinstance(value, list | tuple) else [value])}
-        return sorted({str(v) for v in found if v not in (None, "")})
+        holding a list (the terms a chunk names) contributes each of its values. Asked of the store: the app reads
+        no chunk for its dropdowns."""
+        return self.pipeline.store.distinct_values(key)
+
+    def keywords_in_store(self) -> bool:
+        """Whether BM25 runs inside Qdrant (`bm25_backend = "store"` and the collection has its vectors): then the
+        app fits nothing and reads no chunk; otherwise bm25s is fitted once here and handed to every retriever."""
+        if self._in_store is None:
+            from helpers.retrieval.store_hybrid import store_problem
+
+            settings = self.pipeline.settings.retrieval
+            self._in_store = settings.bm25_backend == "store" and store_problem(self.pipeline.store, settings) is None
+        return self._in_store
 
     def bm25(self) -> Any:
         """The BM25 index over the stored chunks (fitted once)."""
@@ -98,7 +108,7 @@ class SearchBuilder:
             from helpers.retrieval import make_retriever
         except ImportError:
             return PipelineDense(self.pipeline)
-        sides = {} if knobs.retriever == "dense" else {"bm25": self.bm25()}
+        sides = {} if knobs.retriever == "dense" or self.keywords_in_store() else {"bm25": self.bm25()}
         p = self.pipeline
         params = {"alpha": knobs.alpha, "threshold": 0.0, **sides}
         return make_retriever(knobs.retriever, p.store, p.embedder, p.settings.retrieval, **params)

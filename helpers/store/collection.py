@@ -32,6 +32,8 @@ from helpers.store.keywords import SPARSE_PARAMS, SPARSE_VECTOR, Keywords, Keywo
 from helpers.store.payload_filters import FILTER_FIELDS, create_payload_indexes, filters_from
 from helpers.types import Hit
 
+FACET_LIMIT = 10_000  # distinct values asked of Qdrant for a filter dropdown
+
 WRITE_BATCH = 256  # points per write: an interruption loses at most one batch, and the re-run redoes it
 
 
@@ -122,6 +124,22 @@ class KitStore:
         """Every point's filterable payload (source, doc_type, term …) by point id (one pass over the collection)."""
         points = self._scroll(with_payload=list(FILTER_FIELDS), with_vectors=False)
         return {str(point.id): dict(point.payload or {}) for point in points}
+
+    def distinct_values(self, key: str) -> list[str]:
+        """The distinct values of one payload field, sorted; a list field contributes each element. Asked of Qdrant's
+        facet API (nothing read into this process but the values), else one pass over that field alone.
+
+            >>> store.distinct_values("doc_type")  # doctest: +SKIP
+            ['calendar', 'email', 'handbook', ...]
+        """
+        try:
+            found = {str(hit.value) for hit in self.client.facet(self.collection, key=key, limit=FACET_LIMIT).hits}
+        except Exception:  # a backend without facets (qdrant-edge), or a server field without a keyword index
+            found = set()
+            for point in self._scroll(with_payload=[key], with_vectors=False):
+                value = (point.payload or {}).get(key)
+                found.update(str(v) for v in (value if isinstance(value, list | tuple) else [value]))
+        return sorted(found - {"", "None"})
 
     def ids_of_source(self, source: str) -> set[str]:
         """Ids of the points that came from one source file."""
