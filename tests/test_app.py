@@ -35,16 +35,21 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
+def two_documents(folder: Path) -> Path:
+    """A folder with a fee page and a capstone page."""
+    folder.mkdir()
+    (folder / "fees.md").write_text("# Fees\n\nThe application fee is $90. Tuition is $14,850 per quarter.\n")
+    (folder / "capstone.md").write_text("# Capstone Studio\n\nCapstone teams have three to five students.\n")
+    return folder
+
+
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppEngine]:
     """A real engine (embedder, embedded Qdrant, tiny LLM) over two small documents; its endpoint is a closed port."""
     from helpers.config import get_settings
 
     root = tmp_path_factory.mktemp("app")
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "fees.md").write_text("# Fees\n\nThe application fee is $90. Tuition is $14,850 per quarter.\n")
-    (docs / "capstone.md").write_text("# Capstone Studio\n\nCapstone teams have three to five students.\n")
+    docs = two_documents(root / "docs")
     settings = get_settings().replace(
         data_dir=root / "data", llm_model="smollm2-135m", llm_backend="local", llm_gguf="", corpus_dir=docs,
         openai_base_url=f"http://127.0.0.1:{closed_port()}/v1", request_timeout_s=5.0, llm_max_answer_tokens=32,
@@ -334,10 +339,7 @@ def test_with_bm25_in_the_store_the_app_reads_no_chunk_into_the_kernel(
     from helpers.config import get_settings
     from helpers.retrieval.base import stored_chunks
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "fees.md").write_text("# Fees\n\nThe application fee is $90. Tuition is $14,850 per quarter.\n")
-    (docs / "capstone.md").write_text("# Capstone Studio\n\nCapstone teams have three to five students.\n")
+    docs = two_documents(tmp_path / "docs")
     settings = get_settings().replace(
         data_dir=tmp_path / "data", llm_model="smollm2-135m", llm_backend="local", llm_gguf="", corpus_dir=docs,
         bm25_backend="store",
