@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.realworld retrieval            # chunking x retrieval grid, no LLM (dev)
     .venv/bin/python -m bench.realworld context              # what the reader gets at equal prompt tokens (dev)
+    .venv/bin/python -m bench.realworld fusion               # each fusion of the retrieval sweep at those budgets
     .venv/bin/python -m bench.realworld answers --limit 30   # reader set-ups on the dev splits (LLM, long)
     .venv/bin/python -m bench.realworld final --limit 40     # old vs new defaults on the test splits
     .venv/bin/python -m bench.realworld budget --limit 20    # F1 against prompt tokens: the context budget (dev)
@@ -135,14 +136,15 @@ def retrieval_stage(
 
 def context_stage(
     base: Settings, split: str = "dev", names: tuple[str, ...] = CORPORA, wanted: tuple[str, ...] = (),
-    record: Record | None = None,
+    record: Record | None = None, setups: dict[str, dict[str, Any]] | None = None,
 ) -> pd.DataFrame:
-    """Each context set-up (or those named) on each corpus: answer in context at equal budgets; saved as it goes."""
+    """Each context set-up (or those named) on each corpus: answer in context at equal budgets; saved as it goes.
+    `setups`: CONTEXT_SETUPS by default; the `fusion` stage passes RETRIEVALS (each fusion at the reader's budgets)."""
     from helpers.evaluation.two_corpora import context_rows
 
     rows = []
     for corpus in corpora(split, base, names):
-        for name, changes in CONTEXT_SETUPS.items():
+        for name, changes in (setups or CONTEXT_SETUPS).items():
             if wanted and name not in wanted:
                 continue
             settings = tuning_settings(corpus, base, **changes)
@@ -199,7 +201,7 @@ def write(record: Record, frame: pd.DataFrame, extra: dict[str, Any] | None = No
 def main(argv: list[str] | None = None) -> int:
     """Run one stage, print its table, write its results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("retrieval", "context", "answers", "final", "budget", "rules"))
+    parser.add_argument("stage", choices=("retrieval", "context", "fusion", "answers", "final", "budget", "rules"))
     parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
     parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
     parser.add_argument("--chunkings", default="", help="comma-separated names of CHUNKINGS (retrieval; default all)")
@@ -226,8 +228,10 @@ def main(argv: list[str] | None = None) -> int:
         write(record, frame, {"answers": f"realworld_{RULES_ANSWERS}_answers.csv"})
         print(side_by_side(frame.to_dict("records"), "F1 (all questions)", index="rule").round(3).to_string())
         return 0
-    if args.stage == "context":
-        frame = context_stage(base, args.split, names, tuple(n for n in args.contexts.split(",") if n), record)
+    if args.stage in ("context", "fusion"):  # fusion: each of RETRIEVALS on the default chunks, at the budgets
+        wanted = tuple(n for n in (args.contexts if args.stage == "context" else args.retrievals).split(",") if n)
+        setups = RETRIEVALS if args.stage == "fusion" else CONTEXT_SETUPS
+        frame = context_stage(base, args.split, names, wanted, record, setups)
         write(record, frame)
         frame["set-up"] = frame["set-up"] + " | budget " + frame.budget.astype(str)
         for metric in ("answer in context", "tables and calendars", "prompt tokens"):
