@@ -90,7 +90,10 @@ class RAGPipeline:
             from helpers.retrieval import store_keywords
 
             keywords = store_keywords(self.settings.retrieval)
-        return KitStore(connect(self.settings), self.settings.collection, self.embedder.dimension, keywords=keywords)
+        embedder = self.embedder
+        return KitStore(
+            connect(self.settings), self.settings.collection, embedder.dimension, keywords, embedder.model_id
+        )
 
     @cached_property
     def llm(self) -> LLM:

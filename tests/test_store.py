@@ -128,6 +128,30 @@ def test_dimension_mismatch_names_both_sizes_and_the_fix(tmp_path: Path) -> None
         KitStore(client, "course", 768)
 
 
+def test_another_embedders_vectors_are_refused_at_search_and_written_again_at_ingest() -> None:
+    """Same dimension, other model: a search says so and how to fix it; the next ingest starts the collection again
+    and writes every chunk with the configured embedder (same ids: without the record it would skip them all)."""
+    client = QdrantClient(":memory:")
+    KitStore(client, "c", DIM, embedder="model-a").upsert_nodes(corpus())
+    other = KitStore(client, "c", DIM, embedder="model-b")
+    query = corpus()[0].embedding
+    with pytest.raises(StoreError, match=r"embedder 'model-a', but the configured one is 'model-b'.*ingest"):
+        other.search(query, 3)
+    with pytest.warns(UserWarning, match=r"held vectors of the embedder 'model-a'; every chunk is written again"):
+        report = other.upsert_nodes(make_nodes({f"doc{d}.md": [f"doc {d} chunk {i}" for i in range(4)]
+                                                for d in range(3)}, seed=1))  # fmt: skip
+    assert report["written"] == 12 and other.count() == 12 and len(other.search(query, 3)) == 3
+    assert KitStore(client, "c", DIM, embedder="model-b").vectors_from == ""
+
+
+def test_a_collection_without_an_embedder_record_gets_one_at_the_next_ingest() -> None:
+    client = QdrantClient(":memory:")
+    KitStore(client, "c", DIM).upsert_nodes(corpus())  # made before embedders were recorded
+    assert KitStore(client, "c", DIM, embedder="model-a").vectors_from == ""  # nothing to compare with: trusted
+    KitStore(client, "c", DIM, embedder="model-a").upsert_nodes(corpus())
+    assert KitStore(client, "c", DIM, embedder="model-b").vectors_from == "model-a"
+
+
 def assert_same_top_k_as_numpy(store: KitStore) -> None:
     """25 random queries over 300 points: the store's top 5 (ids and best score) are exact numpy's."""
     nodes = make_nodes({"s.md": [f"chunk {i}" for i in range(300)]})

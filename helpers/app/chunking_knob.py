@@ -55,7 +55,10 @@ class StrategyPipeline(RAGPipeline):
     @cached_property
     def store(self) -> KitStore:
         """This strategy's collection, on the base pipeline's connection (the embedded folder is opened once)."""
-        return KitStore(self.base.store.client, self.settings.collection, self.base.embedder.dimension)
+        base = self.base
+        return KitStore(
+            base.store.client, self.settings.collection, base.embedder.dimension, None, base.embedder.model_id
+        )
 
     @property
     def llm(self) -> Any:

@@ -97,6 +97,7 @@ class StoreHybridRetriever:
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Both sides' `pool` candidates (at least k) in one request, fused; the top k."""
+        self.store.check_vectors()  # the dense side compares this embedder's query with the stored vectors
         depth, flt = max(k, self.pool), self.store.qdrant_filter(filters)
         vector = [float(x) for x in self.embedder.embed_query(query)]
         if self.fusion == "rrf" and chosen("rrf", rrf_scores) is rrf_scores:

@@ -47,7 +47,7 @@ def schedule_rows() -> list[dict[str, object]]:
 def store_rows(pipeline, rows: Sequence[dict[str, object]], collection: str = COLLECTION) -> KitStore:
     """One point per row (embedded sentence + payload fields), idempotent."""
     name = class_collection(collection, pipeline.settings.store)  # a student's own on a class's shared server
-    store = KitStore(pipeline.store.client, name, pipeline.embedder.dimension)
+    store = KitStore(pipeline.store.client, name, pipeline.embedder.dimension, None, pipeline.embedder.model_id)
     texts = [", ".join(f"{k} {'/'.join(v) if isinstance(v, list) else v}" for k, v in row.items()) for row in rows]
     nodes = [
         TextNode(id_=str(uuid.uuid5(uuid.NAMESPACE_URL, text)), text=text,

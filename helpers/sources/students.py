@@ -72,7 +72,9 @@ class StudentDocs:
     def __init__(self, pipeline, folder: Path = STUDENTS_DIR, collection: str = COLLECTION) -> None:
         self.pipeline, self.folder = pipeline, folder
         name = class_collection(collection, pipeline.settings.store)  # a student's own on a class's shared server
-        self.store = KitStore(pipeline.store.client, name, pipeline.embedder.dimension)
+        self.store = KitStore(
+            pipeline.store.client, name, pipeline.embedder.dimension, None, pipeline.embedder.model_id
+        )
 
     def ingest(self) -> int:
         """Parse, chunk, embed and store every student's documents (idempotent); returns the point count."""

@@ -17,6 +17,7 @@ What it leaves out: the queries that use the sparse vectors and fusion (see `hel
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -33,6 +34,7 @@ from helpers.store.payload_filters import FILTER_FIELDS, create_payload_indexes,
 from helpers.types import Hit
 
 FACET_LIMIT = 10_000  # distinct values asked of Qdrant for a filter dropdown
+EMBEDDER = "kit_embedder"  # the collection metadata key naming the model its dense vectors came from
 
 WRITE_BATCH = 256  # points per write: an interruption loses at most one batch, and the re-run redoes it
 
@@ -45,10 +47,15 @@ def _filterable(node: BaseNode) -> dict[str, Any]:
 class KitStore:
     """One Qdrant collection of course chunks."""
 
-    def __init__(self, client: QdrantClient, collection: str, dimension: int, keywords: Keywords | None = None) -> None:
+    def __init__(
+        self, client: QdrantClient, collection: str, dimension: int, keywords: Keywords | None = None,
+        embedder: str = "",
+    ) -> None:  # fmt: skip
         self.client = client
         self.collection = collection
         self.dimension = dimension
+        self.embedder = embedder  # the embedder's model id ("" : not checked), recorded with the collection
+        self.vectors_from = ""  # the embedder the collection records, when it is another one (see `check_vectors`)
         self.keywords = keywords  # None: dense vectors only (a collection that keeps BM25 vectors is read as usual)
         self.bm25 = KeywordVectors(client, collection, keywords)
         self._ensure_collection()
@@ -84,6 +91,8 @@ class KitStore:
                     f"{self.dimension}-d ones. Use another collection name (KIT_COLLECTION) or delete it "
                     "with helpers.store.drop_collection()."
                 )
+            recorded = self._recorded_embedder()
+            self.vectors_from = recorded if self.embedder and recorded and recorded != self.embedder else ""
         else:
             sparse = {"sparse_vectors_config": {SPARSE_VECTOR: SPARSE_PARAMS}} if self.keywords else {}
             self.client.create_collection(
@@ -93,7 +102,27 @@ class KitStore:
             )
             if not self.is_local:
                 create_payload_indexes(self.client, self.collection)
+            self._record_embedder()
         enable_fast_local_writes(self.client, self.collection)
+
+    def _record_embedder(self) -> None:
+        """Write the embedder's model id into the collection's metadata (beside the BM25 record)."""
+        if self.embedder:
+            self.client.update_collection(self.collection, metadata={EMBEDDER: self.embedder})
+            self.vectors_from = ""
+
+    def _recorded_embedder(self) -> str:
+        return str((self.client.get_collection(self.collection).config.metadata or {}).get(EMBEDDER, ""))
+
+    def check_vectors(self) -> None:
+        """Raise a clear error when the collection's vectors came from another embedder than the configured one:
+        a query vector of one model against chunk vectors of another ranks nothing meaningfully."""
+        if self.vectors_from:
+            raise StoreError(
+                f"Collection {self.collection!r} holds vectors of the embedder {self.vectors_from!r}, but the "
+                f"configured one is {self.embedder!r}: the two do not compare. Run pipeline.ingest() to embed every "
+                f"chunk again with {self.embedder!r}, or configure {self.vectors_from!r} back."
+            )
 
     def count(self) -> int:
         """Number of points in the collection."""
@@ -102,6 +131,7 @@ class KitStore:
     def clear(self) -> None:
         """Delete every point (the collection is dropped and created again, empty)."""
         self.client.delete_collection(self.collection)
+        self.bm25.avgdl = None  # the mean length is the new collection's, recorded when its first chunks arrive
         self._ensure_collection()
 
     def _scroll(self, **options: Any) -> Iterator[models.Record]:
@@ -149,6 +179,15 @@ class KitStore:
         """Write embedded nodes not stored yet, in batches; then drop stale chunks of the same sources."""
         if any(node.embedding is None for node in nodes):
             raise StoreError("every node needs its embedding before it is stored (node.embedding is None)")
+        if self.vectors_from:  # another embedder's vectors: start the collection again, then write every chunk
+            warnings.warn(
+                f"Collection {self.collection!r} held vectors of the embedder {self.vectors_from!r}; every chunk "
+                f"is written again with {self.embedder!r}.",
+                stacklevel=2,
+            )
+            self.clear()
+        elif self.embedder and not self._recorded_embedder():
+            self._record_embedder()  # a collection made before embedders were recorded: this ingest's embedder
         # 1. which ids of these sources are stored already, and which stored ones are gone from the new chunks
         payloads = self.filter_payloads()
         stored: dict[str, set[str]] = {}
@@ -222,6 +261,7 @@ class KitStore:
         self, vector: Sequence[float], k: int, filters: MetadataFilters | Mapping[str, object] | None = None
     ) -> list[Hit]:
         """Top-k chunks by cosine similarity, optionally filtered on payload metadata (a dict works too)."""
+        self.check_vectors()
         if filters is not None and not isinstance(filters, MetadataFilters):
             filters = filters_from(filters)
         query = VectorStoreQuery(query_embedding=list(map(float, vector)), similarity_top_k=k, filters=filters)
