@@ -308,18 +308,24 @@ def test_the_setting_is_checked_and_names_the_store_tokenizer() -> None:
     assert store_keywords(RetrievalSettings(bm25_tokenizer="stemmed")).tokenizer == "stemmed"
 
 
-def test_store_top_k_overlaps_bm25s_on_course_chunks() -> None:
-    """The course's articles (a few hundred chunks), ingested in two halves as a class would: the first half fixes
-    the mean length the store weighs every chunk with, so the store's top 10 is close to bm25s's, not equal.
-    bm25s and Qdrant use the same idf formula and the same saturation; what differs is that mean (the first half's
-    against the final one) and the order of equal scores. Floors are the measured values, rounded down
-    (docs/decisions.md)."""
+def article_nodes() -> list[TextNode]:
+    """The course's articles, parsed and chunked as the defaults do, with seeded random 8-d vectors."""
     cache = Path(tempfile.mkdtemp(prefix="kit-test-parse-"))
     parsed = parse_folder(REPO / "course_data" / "docs" / "articles", progress=False, cache_dir=cache)
     nodes = chunk_for_settings(parsed.documents, Settings().chunking)
     rng = np.random.default_rng(0)
     for node in nodes:
         node.embedding = rng.standard_normal(8).tolist()
+    return nodes
+
+
+def test_store_top_k_overlaps_bm25s_on_course_chunks() -> None:
+    """The course's articles (a few hundred chunks), ingested in two halves as a class would: the first half fixes
+    the mean length the store weighs every chunk with, so the store's top 10 is close to bm25s's, not equal.
+    bm25s and Qdrant use the same idf formula and the same saturation; what differs is that mean (the first half's
+    against the final one) and the order of equal scores. Floors are the measured values, rounded down
+    (docs/decisions.md)."""
+    nodes = article_nodes()
     sources = sorted({n.metadata["source"] for n in nodes})
     store = KitStore(QdrantClient(":memory:"), "c", 8, keywords=KEYWORDS)
     store.upsert_nodes([n for n in nodes if n.metadata["source"] in sources[::2]])
@@ -378,12 +384,7 @@ def test_hybrid_in_a_20000_point_collection_returns_the_kernels_top_k() -> None:
     """The course articles among filler chunks, 20,000 points in embedded local mode, ingested once: for 40 seeded
     course dev questions the store's weighted hybrid (one request, no scroll) returns the same top 4, in the same
     order, as the kernel's bm25s hybrid over the same collection (the same dense side; BM25 with the same mean)."""
-    cache = Path(tempfile.mkdtemp(prefix="kit-test-parse-"))
-    parsed = parse_folder(REPO / "course_data" / "docs" / "articles", progress=False, cache_dir=cache)
-    course = chunk_for_settings(parsed.documents, Settings().chunking)
-    rng = np.random.default_rng(0)
-    for node in course:
-        node.embedding = rng.standard_normal(8).tolist()
+    course = article_nodes()
     nodes = course + filler_nodes(20_000 - len(course), 8)
     folder = Path(tempfile.mkdtemp(prefix="kit-test-20k-"))
     client = open_folder(folder)
