@@ -83,7 +83,8 @@ class KitStore:
     def _ensure_collection(self) -> None:
         """Create the collection (cosine, model dimension), or check that an existing one matches."""
         if self.client.collection_exists(self.collection):
-            params = self.client.get_collection(self.collection).config.params.vectors
+            config = self.client.get_collection(self.collection).config  # one read: vector size and metadata
+            params = config.params.vectors
             size = params.size if isinstance(params, models.VectorParams) else None
             if size is not None and size != self.dimension:
                 raise StoreError(
@@ -91,7 +92,7 @@ class KitStore:
                     f"{self.dimension}-d ones. Use another collection name (KIT_COLLECTION) or delete it "
                     "with helpers.store.drop_collection()."
                 )
-            recorded = self._recorded_embedder()
+            recorded = str((config.metadata or {}).get(EMBEDDER, ""))
             self.vectors_from = recorded if self.embedder and recorded and recorded != self.embedder else ""
         else:
             sparse = {"sparse_vectors_config": {SPARSE_VECTOR: SPARSE_PARAMS}} if self.keywords else {}
