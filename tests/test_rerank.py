@@ -193,3 +193,23 @@ def test_constant_guess_loss_is_the_floor_a_model_that_learnt_nothing_sits_on() 
     assert constant_guess_loss(0.25) == pytest.approx(1.5 * math.log(2))  # 1 positive : 3 negatives → 1.04
     assert constant_guess_loss(0.5) == pytest.approx(math.log(2))
     assert constant_guess_loss(0.0) == 0.0
+
+
+def test_maxsim_rerankers_of_one_kernel_encode_a_passage_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MaxSim alone, MaxSim fused and a depth sweep share MiniLM and the passages' token vectors."""
+    import numpy as np
+
+    from helpers.rerank import maxsim
+
+    encoded: list[str] = []
+
+    def fake_token_vectors(self, texts, drop_punctuation=False):  # a fake encoder: this test is about the cache
+        encoded.extend(texts)
+        return [np.ones((2, 3), dtype=np.float32) for _ in texts]
+
+    monkeypatch.setattr(maxsim.MaxSimReranker, "token_vectors", fake_token_vectors)
+    monkeypatch.setattr(maxsim, "_PASSAGES", {})
+    maxsim.MaxSimReranker(model_path="m").passage_vectors(["a", "b"])
+    maxsim.MaxSimReranker(model_path="m", first_stage_weight=1.0).passage_vectors(["b", "c", "a"])
+    maxsim.MaxSimReranker(model_path="other").passage_vectors(["a"])
+    assert encoded == ["a", "b", "c", "a"]  # "c" new for "m"; "a" again only for another model

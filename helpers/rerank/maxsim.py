@@ -9,10 +9,11 @@ pair by letting each query token find its best match in the passage:
 1. encode the query and each candidate with MiniLM, keep the last layer's token vectors (no pooling);
 2. drop [CLS], [SEP], padding and (for the query) punctuation, L2-normalise each token vector;
 3. one matrix product per passage gives every token-to-token cosine; max over the passage, mean over the query.
-A passage's token vectors do not depend on the query, so they are kept (in memory, by text) and a passage
-seen before costs nothing. `first_stage_weight > 0` fuses the MaxSim rank with the first stage's rank by
-reciprocal rank fusion (weight / (k + first rank) + 1 / (k + MaxSim rank)): MaxSim alone throws away what
-the first stage knew (BM25's exact words), the fusion keeps both votes.
+A passage's token vectors do not depend on the query, so they are kept (in memory, by model and text, shared
+by every MaxSimReranker of the kernel) and a passage seen before, by any of them, costs nothing.
+`first_stage_weight > 0` fuses the MaxSim rank with the first stage's rank by reciprocal rank fusion
+(weight / (k + first rank) + 1 / (k + MaxSim rank)): MaxSim alone throws away what the first stage knew (BM25's
+exact words), the fusion keeps both votes.
 What it leaves out: ColBERT's training (MiniLM's token vectors were never trained for MaxSim), an index of
 all token vectors (it only re-reads the first stage's top N), compression, and a disk cache.
 """
@@ -36,6 +37,10 @@ RRF_K = RetrievalSettings().rrf_k  # the usual constant of reciprocal rank fusio
 DEFAULT_FIRST_STAGE_WEIGHT = 1.0
 DEFAULT_FUSION_K = 10
 MAX_CACHED_PASSAGES = 20_000  # passages whose token vectors stay in memory (float16, one row per word piece)
+# shared by every reranker of the kernel, keyed by model path: a notebook that compares MaxSim alone with MaxSim
+# fused, then sweeps the depth, loads MiniLM once and encodes each passage once
+_LOADED: dict[str, tuple[Any, Any]] = {}  # model path → (tokenizer, transformer)
+_PASSAGES: dict[str, dict[str, np.ndarray]] = {}  # model path → text hash → token vectors (float16)
 
 
 def maxsim(query_vectors: np.ndarray, passage_vectors: np.ndarray) -> float:
@@ -69,21 +74,20 @@ class MaxSimReranker:
         self.batch_size = batch_size
         fused = f"maxsim + first-stage rank (weight {first_stage_weight:g}, k {fusion_k})"
         self.name = "maxsim" if first_stage_weight == 0 else fused
-        self._tokenizer: Any = None
-        self._model: Any = None
-        self._passages: dict[str, np.ndarray] = {}  # text hash → token vectors (float16)
+
+    def _path(self) -> str:
+        from helpers.models import embedder_path
+
+        return str(self.model_path or embedder_path())
 
     def load(self) -> tuple[Any, Any]:
-        """The MiniLM tokenizer and transformer (the embedder's own weights), loaded on first use."""
-        if self._model is None:
+        """The MiniLM tokenizer and transformer (the embedder's own weights), loaded once per kernel."""
+        path = self._path()
+        if path not in _LOADED:
             from transformers import AutoModel, AutoTokenizer
 
-            from helpers.models import embedder_path
-
-            path = str(self.model_path or embedder_path())
-            self._tokenizer = AutoTokenizer.from_pretrained(path)
-            self._model = AutoModel.from_pretrained(path).eval()
-        return self._tokenizer, self._model
+            _LOADED[path] = (AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path).eval())
+        return _LOADED[path]
 
     def token_vectors(self, texts: Sequence[str], drop_punctuation: bool = False) -> list[np.ndarray]:
         """Each text's L2-normalised token vectors, without [CLS], [SEP], padding (and punctuation if asked)."""
@@ -114,16 +118,17 @@ class MaxSimReranker:
         return out
 
     def passage_vectors(self, passages: Sequence[str]) -> list[np.ndarray]:
-        """Token vectors of each passage, computed once per distinct text and kept in memory."""
+        """Token vectors of each passage, computed once per distinct text and model, and kept in memory."""
+        cached = _PASSAGES.setdefault(self._path(), {})
         keys = [hashlib.sha1(p.encode("utf-8")).hexdigest() for p in passages]
-        missing = list(dict.fromkeys(k for k in keys if k not in self._passages))
+        missing = list(dict.fromkeys(k for k in keys if k not in cached))
         if missing:
             texts = {k: p for k, p in zip(keys, passages, strict=True)}
             for key, vectors in zip(missing, self.token_vectors([texts[k] for k in missing]), strict=True):
-                if len(self._passages) >= MAX_CACHED_PASSAGES:
-                    self._passages.pop(next(iter(self._passages)))  # the oldest entry goes first
-                self._passages[key] = vectors.astype(np.float16)
-        return [self._passages[k].astype(np.float32) for k in keys]
+                if len(cached) >= MAX_CACHED_PASSAGES:
+                    cached.pop(next(iter(cached)))  # the oldest entry goes first
+                cached[key] = vectors.astype(np.float16)
+        return [cached[k].astype(np.float32) for k in keys]
 
     def score(self, query: str, hits: Sequence[Hit]) -> list[float]:
         """MaxSim of the query against every hit (higher = more relevant)."""
