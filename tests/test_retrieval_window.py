@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.retrieval.window import Neighbours, Windowed, drop_near_duplicates, join_overlapping, widen
+from helpers.retrieval.window import (
+    Neighbours,
+    StoreNeighbours,
+    Windowed,
+    drop_near_duplicates,
+    join_overlapping,
+    widen,
+)
 from helpers.types import Hit
 
 
@@ -88,3 +95,32 @@ def test_windowed_wraps_any_retriever() -> None:
     assert passage.node_id == DOC[2].node_id and passage.metadata["window"] == "0-3"
     with pytest.raises(ValueError, match="window"):
         Windowed(Fixed([]), Neighbours([]), window=-1)
+
+
+def test_windows_read_from_the_collection_match_windows_read_from_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """StoreNeighbours asks Qdrant for a hit's source file only, and joins the same passages as Neighbours."""
+    from llama_index.core.schema import TextNode
+    from qdrant_client import QdrantClient
+
+    from helpers.store import KitStore
+
+    chunks = [*DOC, chunk("b.md", 0, "Elsewhere."), chunk("b.md", 1, "Before elsewhere.", page=2)]
+    nodes = []
+    for hit in chunks:
+        node = TextNode(text=hit.text, id_=f"00000000-0000-0000-0000-{len(nodes):012d}", metadata=hit.metadata)
+        node.embedding = [1.0, float(len(nodes))]
+        nodes.append(node)
+    store = KitStore(QdrantClient(":memory:"), "c", 2)
+    store.upsert_nodes(nodes)
+    asked: list[str] = []
+    chunks_of_source = store.chunks_of_source
+    monkeypatch.setattr(store, "chunks_of_source", lambda source: asked.append(source) or chunks_of_source(source))
+
+    from_store = StoreNeighbours(store)
+    hits = [DOC[2], chunks[5], DOC[0]]
+    expected = widen(hits, Neighbours(chunks), window=1)
+    found = widen(hits, from_store, window=1)
+    assert [(p.text, p.metadata.get("window")) for p in found] == [(p.text, p.metadata.get("window")) for p in expected]
+    assert found[0].metadata["window"] == "0-3" and found[1].text == "Before elsewhere."
+    widen([DOC[1]], from_store, window=1)
+    assert asked == ["a.md", "b.md"]  # one question per source file, remembered after

@@ -30,7 +30,7 @@ from helpers.retrieval.hybrid import HybridRetriever, min_max, rrf_fusion, weigh
 from helpers.retrieval.metadata_match import matches
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
 from helpers.retrieval.store_hybrid import StoreBM25Retriever, StoreHybridRetriever, store_keywords, store_problem
-from helpers.retrieval.window import Neighbours, Windowed, drop_near_duplicates, widen
+from helpers.retrieval.window import Neighbours, StoreNeighbours, Windowed, drop_near_duplicates, widen
 
 if TYPE_CHECKING:
     from helpers.config import RetrievalSettings
@@ -111,8 +111,9 @@ def make_retriever(
     # 3. what the reader gets: each hit with its neighbouring chunks, touching hits merged, near-copies dropped
     window = params.get("window", settings.context_window)
     if window or settings.near_duplicate:
-        chunks = params["bm25"].chunks if params.get("bm25") else stored_chunks(store)[0]
-        retriever = Windowed(retriever, Neighbours(chunks), window, settings.near_duplicate)
+        # the chunks of a fitted BM25 handed in, else each hit's source file asked of Qdrant when needed
+        neighbours = Neighbours(params["bm25"].chunks) if params.get("bm25") else StoreNeighbours(store)
+        retriever = Windowed(retriever, neighbours, window, settings.near_duplicate)
     # 4. the step in front: query expansion
     if params.get("expand", settings.query_expansion):
         retriever = Expanded(retriever)
@@ -133,6 +134,7 @@ __all__ = [
     "Retriever",
     "StoreBM25Retriever",
     "StoreHybridRetriever",
+    "StoreNeighbours",
     "Windowed",
     "above_threshold",
     "dedupe_by_source",

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from helpers.retrieval.base import Filters, Retriever
+from helpers.store import KitStore
 from helpers.types import Hit
 
 MIN_OVERLAP = 8  # characters: a shorter common edge is a coincidence, not the chunker's overlap
@@ -66,6 +67,24 @@ class Neighbours:
         return joined, numbers
 
 
+class StoreNeighbours:
+    """The text around a hit, asked of the collection one source file at a time: for BM25 inside Qdrant, where
+    the kernel holds no chunk. A source's chunks are kept once asked (the `max_sources` most recent)."""
+
+    def __init__(self, store: KitStore, max_sources: int = 64) -> None:
+        self.store, self.max_sources = store, max_sources
+        self.sources: dict[str, Neighbours] = {}
+
+    def text(self, document: tuple[str, str], first: int, last: int) -> tuple[str, list[int]]:
+        """As `Neighbours.text`, for the chunks of the document's source file stored in the collection."""
+        source = document[0]
+        if source not in self.sources:
+            if len(self.sources) >= self.max_sources:
+                self.sources.pop(next(iter(self.sources)))  # the oldest source goes first
+            self.sources[source] = Neighbours(self.store.chunks_of_source(source))
+        return self.sources[source].text(document, first, last)
+
+
 @dataclass
 class _Span:
     """One passage being assembled: the best hit in it and the range of chunks it covers."""
@@ -79,7 +98,7 @@ class _Span:
         return self.document == other.document and self.first <= other.last + 1 and other.first <= self.last + 1
 
 
-def widen(hits: Sequence[Hit], neighbours: Neighbours, window: int) -> list[Hit]:
+def widen(hits: Sequence[Hit], neighbours: Neighbours | StoreNeighbours, window: int) -> list[Hit]:
     """Each hit with `window` chunks either side; hits whose windows touch become one passage at the better rank."""
     spans: list[_Span] = []
     plain: dict[int, Hit] = {}  # hits without a chunk number stay as they are, in their place
@@ -103,7 +122,7 @@ def widen(hits: Sequence[Hit], neighbours: Neighbours, window: int) -> list[Hit]
     return passages
 
 
-def _passage(span: _Span, neighbours: Neighbours) -> Hit:
+def _passage(span: _Span, neighbours: Neighbours | StoreNeighbours) -> Hit:
     """The hit of a span with the text of its whole window."""
     text, numbers = neighbours.text(span.document, span.first, span.last)
     if not numbers:  # the store does not know this chunk (another collection): the hit as it came
@@ -140,7 +159,11 @@ class Windowed:
     """Any retriever, its hits widened to neighbouring chunks and merged per document (small-to-big)."""
 
     def __init__(
-        self, retriever: Retriever, neighbours: Neighbours, window: int = 1, near_duplicate: float = 0.0
+        self,
+        retriever: Retriever,
+        neighbours: Neighbours | StoreNeighbours,
+        window: int = 1,
+        near_duplicate: float = 0.0,
     ) -> None:
         if window < 0:
             raise ValueError(f"window must be 0 or more chunks, got {window}")

@@ -172,6 +172,13 @@ class KitStore:
                 found.update(str(v) for v in (value if isinstance(value, list | tuple) else [value]))
         return sorted(found - {"", "None"})
 
+    def chunks_of_source(self, source: str) -> list[Hit]:
+        """Every chunk of one source file, asked of Qdrant with a filter (nothing else read into this process)."""
+        match = models.Filter(must=[models.FieldCondition(key="source", match=models.MatchValue(value=source))])
+        points = list(self._scroll(scroll_filter=match, with_payload=True, with_vectors=False))
+        nodes = self.vector_store.parse_to_query_result(points).nodes or []
+        return [Hit(node.node_id, node.get_content(), dict(node.metadata)) for node in nodes]
+
     def ids_of_source(self, source: str) -> set[str]:
         """Ids of the points that came from one source file."""
         return self.ids_by_source().get(source, set())
