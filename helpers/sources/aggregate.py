@@ -3,9 +3,9 @@
 Top-k retrieval hands the LLM k chunks; a question whose answer is *every* row that matches a condition
 needs all rows, and k chunks rarely hold them all. Here each row of the class schedule becomes one point
 with structured payload (course, title, days as a list, term, modality, instructor …) in its own collection;
-`distinct_values` scrolls the whole collection with a payload filter and collects one field — complete by
-construction. `topk_recall` measures the alternative: the share of the expected values that appear anywhere
-in the top-k chunks a retriever returns for the question.
+`distinct_values` asks Qdrant for every distinct value of one field over the points a payload filter matches
+(its facet API, else a scroll of those points) — complete by construction. `topk_recall` measures the
+alternative: the share of the expected values that appear anywhere in the top-k chunks a retriever returns.
 What it leaves out: turning a free-form question into the filter (the planner only says *that* it is a list).
 """
 
@@ -72,15 +72,8 @@ def count_rows(store: KitStore, where: Mapping[str, str]) -> int:
 
 
 def distinct_values(store: KitStore, field: str, where: Mapping[str, str]) -> list[str]:
-    """Every distinct value of `field` over the rows that match `where` (a scroll of the whole collection)."""
-    found: set[str] = set()
-    offset = None
-    while True:
-        points, offset = store.client.scroll(store.collection, scroll_filter=payload_filter(where),
-                                             limit=256, offset=offset, with_payload=[field])  # fmt: skip
-        found.update(str((p.payload or {}).get(field)) for p in points)
-        if offset is None:
-            return sorted(found)
+    """Every distinct value of `field` over the rows that match `where` (`KitStore.distinct_values`, filtered)."""
+    return store.distinct_values(field, payload_filter(where))
 
 
 def expected_values(rows: Sequence[Mapping[str, object]], field: str, where: Mapping[str, str]) -> list[str]:

@@ -156,18 +156,23 @@ class KitStore:
         points = self._scroll(with_payload=list(FILTER_FIELDS), with_vectors=False)
         return {str(point.id): dict(point.payload or {}) for point in points}
 
-    def distinct_values(self, key: str) -> list[str]:
-        """The distinct values of one payload field, sorted; a list field contributes each element. Asked of Qdrant's
-        facet API (nothing read into this process but the values), else one pass over that field alone.
+    def distinct_values(self, key: str, where: models.Filter | None = None) -> list[str]:
+        """The distinct values of one payload field (over the points `where` matches), sorted; a list field
+        contributes each element. Asked of Qdrant's facet API (nothing read into this process but the values),
+        else one pass over that field alone.
 
             >>> store.distinct_values("doc_type")  # doctest: +SKIP
             ['calendar', 'email', 'handbook', ...]
         """
         try:
-            found = {str(hit.value) for hit in self.client.facet(self.collection, key=key, limit=FACET_LIMIT).hits}
+            hits = self.client.facet(self.collection, key=key, facet_filter=where, limit=FACET_LIMIT).hits
         except Exception:  # a backend without facets (qdrant-edge), or a server field without a keyword index
+            hits = None
+        if hits is not None and len(hits) < FACET_LIMIT:
+            found = {str(hit.value) for hit in hits}
+        else:  # no facets, or maybe more values than one facet call returns
             found = set()
-            for point in self._scroll(with_payload=[key], with_vectors=False):
+            for point in self._scroll(scroll_filter=where, with_payload=[key], with_vectors=False):
                 value = (point.payload or {}).get(key)
                 found.update(str(v) for v in (value if isinstance(value, list | tuple) else [value]))
         return sorted(found - {"", "None"})
