@@ -47,7 +47,7 @@ CHUNK_STRATEGIES = (  # the names of helpers.chunking.STRATEGIES (a test keeps t
 RETRIEVERS = ("dense", "bm25", "hybrid", "hybrid_rrf")  # the names helpers.retrieval.make_retriever knows
 RERANKERS = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # the names helpers.rerank.make_reranker knows
 BM25_TOKENIZERS = ("kit", "stemmed", "dates")  # helpers.retrieval.bm25.TOKENIZERS
-BM25_BACKENDS = ("kernel", "store")  # where BM25 ranks: bm25s in this process, or Qdrant's sparse vectors
+BM25_BACKENDS = ("auto", "kernel", "store")  # where BM25 ranks: by store, bm25s in this process, Qdrant's vectors
 SHORT_STYLES = ("phrase", "yes_no", "forced")  # helpers.generation.prompts.SHORT_STYLES
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is unset (helpers.store.client.connect)
@@ -190,7 +190,9 @@ class RetrievalSettings:
     rrf_k: int = 60  # reciprocal rank fusion constant, as in the paper that introduced it
     bm25_tokenizer: str = "kit"  # "kit" (codes joined, numbers kept), "stemmed" ("fees" -> "fee"), "dates" (calendars)
     hybrid_pool: int = 50  # candidates each side of a hybrid retriever returns before fusion
-    bm25_backend: str = "kernel"  # "kernel": bm25s fitted here on every chunk; "store": BM25 vectors inside Qdrant
+    # "kernel": bm25s fitted here on every chunk; "store": BM25 vectors inside Qdrant; "auto": inside Qdrant on a server
+    # or qdrant-edge, in the kernel with qdrant-client's local mode (whose points live in this process anyway)
+    bm25_backend: str = "auto"
     query_expansion: bool = True  # append official terms from course_data/synonyms.csv (notebook 05)
     dedupe_by_source: bool = False  # over-fetch top_k × fetch_multiplier, keep the best chunk per source
     fetch_multiplier: int = 3

@@ -35,6 +35,7 @@ from helpers.generation import (
     make_llm,
 )
 from helpers.store import KitStore, connect
+from helpers.store.client import bm25_in_store
 from helpers.types import Hit
 
 if TYPE_CHECKING:
@@ -84,16 +85,14 @@ class RAGPipeline:
 
     @cached_property
     def store(self) -> KitStore:
-        """The Qdrant collection; with `bm25_backend = "store"` each chunk also has its BM25 vector there."""
-        keywords = None
-        if self.settings.bm25_backend == "store":
+        """The Qdrant collection; when BM25 ranks in Qdrant (`bm25_backend`) each chunk has its BM25 vector there."""
+        client, keywords = connect(self.settings), None
+        if bm25_in_store(self.settings.bm25_backend, client):
             from helpers.retrieval import store_keywords
 
             keywords = store_keywords(self.settings.retrieval)
         embedder = self.embedder
-        return KitStore(
-            connect(self.settings), self.settings.collection, embedder.dimension, keywords, embedder.model_id
-        )
+        return KitStore(client, self.settings.collection, embedder.dimension, keywords, embedder.model_id)
 
     @cached_property
     def llm(self) -> LLM:

@@ -304,8 +304,25 @@ def test_a_bm25_function_of_ones_own_keeps_the_kernel(kit_functions: None, nodes
 def test_the_setting_is_checked_and_names_the_store_tokenizer() -> None:
     with pytest.raises(ConfigError, match="bm25_backend"):
         Settings(bm25_backend="elastic")
-    assert Settings().bm25_backend == "kernel"  # the default stays until measured
+    assert Settings().bm25_backend == "auto"
     assert store_keywords(RetrievalSettings(bm25_tokenizer="stemmed")).tokenizer == "stemmed"
+
+
+def test_auto_ranks_bm25_in_qdrant_except_in_local_mode(tmp_path: Path) -> None:
+    """Local mode keeps bm25s (its points are in the kernel anyway); qdrant-edge and a server rank in Qdrant."""
+    from helpers.pipeline import RAGPipeline
+    from helpers.store.client import bm25_in_store
+
+    local = QdrantClient(":memory:")
+    assert [bm25_in_store(b, local) for b in ("auto", "kernel", "store")] == [False, False, True]
+    server = QdrantClient(url="http://localhost:1")  # never contacted: only its kind is read
+    assert [bm25_in_store(b, server) for b in ("auto", "kernel", "store")] == [True, False, True]
+    pytest.importorskip("qdrant_edge")
+    pipeline = RAGPipeline(Settings(data_dir=tmp_path, store_backend="edge"))
+    try:
+        assert pipeline.store.keeps_keywords  # an edge collection is made with its BM25 vectors
+    finally:
+        pipeline.close()
 
 
 def article_nodes() -> list[TextNode]:

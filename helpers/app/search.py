@@ -76,13 +76,16 @@ class SearchBuilder:
         return self.pipeline.store.distinct_values(key)
 
     def keywords_in_store(self) -> bool:
-        """Whether BM25 runs inside Qdrant (`bm25_backend = "store"` and the collection has its vectors): then the
+        """Whether BM25 runs inside Qdrant (`bm25_backend`, and the collection has its vectors): then the
         app fits nothing and reads no chunk; otherwise bm25s is fitted once here and handed to every retriever."""
         if self._in_store is None:
             from helpers.retrieval.store_hybrid import store_problem
+            from helpers.store.client import bm25_in_store
 
             settings = self.pipeline.settings.retrieval
-            self._in_store = settings.bm25_backend == "store" and store_problem(self.pipeline.store, settings) is None
+            store = self.pipeline.store
+            in_store = bm25_in_store(settings.bm25_backend, store.client)
+            self._in_store = in_store and store_problem(store, settings) is None
         return self._in_store
 
     def bm25(self) -> Any:

@@ -31,6 +31,7 @@ from helpers.retrieval.metadata_match import matches
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
 from helpers.retrieval.store_hybrid import StoreBM25Retriever, StoreHybridRetriever, store_keywords, store_problem
 from helpers.retrieval.window import Neighbours, StoreNeighbours, Windowed, drop_near_duplicates, widen
+from helpers.store.client import bm25_in_store
 
 if TYPE_CHECKING:
     from helpers.config import RetrievalSettings
@@ -93,12 +94,14 @@ def make_retriever(
     # 1. the base retriever: BM25 inside Qdrant when so configured and the collection can (and no side is handed
     #    in to reuse), else bm25s fitted here
     retriever: Retriever | None = None
-    if settings.bm25_backend == "store" and name in STORE_BUILDERS and not {"bm25", "dense"} & set(params):
+    in_store = bm25_in_store(settings.bm25_backend, store.client)
+    if in_store and name in STORE_BUILDERS and not {"bm25", "dense"} & set(params):
         problem = store_problem(store, settings)
         if problem is None:
             retriever = STORE_BUILDERS[name](store, embedder, settings, params)
         else:
-            warnings.warn(f"bm25_backend = 'store': {problem}. BM25 runs in this kernel instead.", stacklevel=2)
+            backend = settings.bm25_backend
+            warnings.warn(f"bm25_backend = {backend!r}: {problem}. BM25 runs in this kernel instead.", stacklevel=2)
     if retriever is None:
         dense = params.get("dense") or DenseRetriever(store, embedder)
         retriever = BUILDERS[name](dense, bm25, settings, params)

@@ -94,6 +94,16 @@ def is_embedded(client: QdrantClient) -> bool:
     return is_local(client) or type(getattr(client, "_client", None)).__name__ == "EdgeLocal"
 
 
+def bm25_in_store(backend: str, client: QdrantClient) -> bool:
+    """Whether BM25 should rank inside Qdrant for `bm25_backend = backend` (see `RetrievalSettings`): "store"
+    always, "kernel" never, "auto" unless the client is local mode, where the points are in this process already.
+
+        >>> bm25_in_store("auto", QdrantClient(":memory:"))
+        False
+    """
+    return backend == "store" or (backend == "auto" and not is_local(client))
+
+
 def enable_fast_local_writes(client: QdrantClient, collection: str) -> bool:
     """Switch an embedded collection's SQLite file to WAL mode (one cheap commit per point); False if none."""
     local = getattr(client, "_client", None)
