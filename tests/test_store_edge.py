@@ -63,6 +63,21 @@ def test_upserts_by_id_are_idempotent_and_replace_stale_chunks(tmp_path: Path) -
     assert {"fee is $90", "deadline May 1"} <= {n.get_content() for n in store.nodes()} and store.count() == 14
 
 
+def test_an_ingest_reads_only_the_points_of_its_own_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside local mode an upsert asks Qdrant for its sources' points, not every point of the collection."""
+    store = edge_store(tmp_path)
+    store.upsert_nodes(corpus())  # doc0.md, doc1.md, doc2.md
+    read: list[str] = []
+    scroll = store._scroll
+    monkeypatch.setattr(
+        store, "_scroll", lambda **options: (read.append(str(options.get("scroll_filter"))), scroll(**options))[1]
+    )
+    changed = make_nodes({"doc1.md": ["doc 1 chunk 0", "doc 1 new chunk"]})
+    assert store.upsert_nodes(changed) == {"written": 1, "unchanged": 1, "removed_stale": 3}
+    assert len(read) == 1 and "doc1.md" in read[0] and "doc0.md" not in read[0]
+    assert store.count() == 10 and store.ids_of_source("doc0.md") == {n.node_id for n in corpus()[:4]}
+
+
 def test_filters_restrict_results_as_in_local_mode(tmp_path: Path) -> None:
     store = edge_store(tmp_path / "q")
     store.upsert_nodes(make_nodes({"a.eml": ["exam moved"]}, doc_type="email", sender="Dana Whitcombe <d.w@x.edu>"))

@@ -36,6 +36,7 @@ from helpers.types import Hit
 FACET_LIMIT = 10_000  # distinct values asked of Qdrant for a filter dropdown
 EMBEDDER = "kit_embedder"  # the collection metadata key naming the model its dense vectors came from
 
+SOURCES_PER_FILTER = 1000  # source files named in one filter when reading their points
 WRITE_BATCH = 256  # points per write: an interruption loses at most one batch, and the re-run redoes it
 
 
@@ -151,10 +152,20 @@ class KitStore:
             ids.setdefault(str((point.payload or {}).get("source")), set()).add(str(point.id))
         return ids
 
-    def filter_payloads(self) -> dict[str, dict[str, Any]]:
-        """Every point's filterable payload (source, doc_type, term …) by point id (one pass over the collection)."""
-        points = self._scroll(with_payload=list(FILTER_FIELDS), with_vectors=False)
-        return {str(point.id): dict(point.payload or {}) for point in points}
+    def filter_payloads(self, sources: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+        """The filterable payload (source, doc_type, term …) by point id of every point, or of the points of some
+        source files only (asked of Qdrant with a filter, `SOURCES_PER_FILTER` files at a time)."""
+        if sources is None:
+            points = self._scroll(with_payload=list(FILTER_FIELDS), with_vectors=False)
+            return {str(point.id): dict(point.payload or {}) for point in points}
+        found: dict[str, dict[str, Any]] = {}
+        names = sorted(set(sources))
+        for start in range(0, len(names), SOURCES_PER_FILTER):
+            match = models.MatchAny(any=names[start : start + SOURCES_PER_FILTER])
+            where = models.Filter(must=[models.FieldCondition(key="source", match=match)])
+            for point in self._scroll(scroll_filter=where, with_payload=list(FILTER_FIELDS), with_vectors=False):
+                found[str(point.id)] = dict(point.payload or {})
+        return found
 
     def distinct_values(self, key: str, where: models.Filter | None = None) -> list[str]:
         """The distinct values of one payload field (over the points `where` matches), sorted; a list field
@@ -201,8 +212,12 @@ class KitStore:
             self.clear()
         elif self.embedder and not self._recorded_embedder():
             self._record_embedder()  # a collection made before embedders were recorded: this ingest's embedder
-        # 1. which ids of these sources are stored already, and which stored ones are gone from the new chunks
-        payloads = self.filter_payloads()
+        # 1. which ids of these sources are stored already, and which stored ones are gone from the new chunks: a
+        #    server or qdrant-edge is asked for these sources' points only; local mode's points are in this process,
+        #    where one pass over all of them is cheaper than its Python filter
+        sources = {node.metadata.get("source") for node in nodes}
+        by_source = not self.is_local and all(isinstance(source, str) for source in sources)
+        payloads = self.filter_payloads(sorted(sources) if by_source else None)
         stored: dict[str, set[str]] = {}
         for point_id, payload in payloads.items():
             stored.setdefault(str(payload.get("source")), set()).add(point_id)
