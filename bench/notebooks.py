@@ -13,6 +13,7 @@ What it leaves out: nbval's output comparison (the test command does that), the 
     .venv/bin/python -m bench.notebooks --profile full --only 06 --cold-llm-cache
     .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers  # then helpers.llm.build_shipped
     .venv/bin/python -m bench.notebooks --student --only 00,01   # cold and warm, from set-up's caches
+    .venv/bin/python -m bench.notebooks --student --cold-only --only 07,08   # the cold pass alone
 
 Results: bench/results/notebooks.json (ci) or notebooks_full.json (full), each row written as soon as it ran;
 in `full`, each notebook's text outputs in notebooks_full_outputs/NN.json (what the README cites from a notebook).
@@ -141,6 +142,7 @@ def main() -> None:
         parser.add_argument("--student", action="store_true",
                             help="what a student waits: the full profile from set-up's caches, every notebook in "
                             "order (cold), then all again (warm); writes notebooks_student.json")  # fmt: skip
+        parser.add_argument("--cold-only", action="store_true", help="with --student: the cold run only")
 
     args = arguments(__doc__.splitlines()[0], options)
     if args.student:
@@ -181,6 +183,9 @@ def main() -> None:
     record.save()
 
 
+RUNS = ("cold", "warm")  # the student profile's two passes over the notebooks
+
+
 def student_run(args: argparse.Namespace) -> None:
     """Cold then warm times of every notebook in the full profile, one cache as `start.sh` leaves it."""
     from helpers.config import get_settings
@@ -199,7 +204,7 @@ def student_run(args: argparse.Namespace) -> None:
     earlier = args.out / "notebooks_student.json"
     kept = json.loads(earlier.read_text(encoding="utf-8")).get("rows", []) if wanted and earlier.exists() else []
     rows: dict[str, dict[str, object]] = {r["notebook"]: r for r in kept if r["notebook"][:2] not in wanted}
-    for run in ("cold", "warm"):
+    for run in RUNS[:1] if args.cold_only else RUNS:
         for path in paths:
             found = run_notebook(path, "full")
             row = rows.setdefault(path.name, {"notebook": path.name})
@@ -213,9 +218,14 @@ def student_run(args: argparse.Namespace) -> None:
             record["rows"] = list(rows.values())
             record.save()
     record["rows"] = sorted(rows.values(), key=lambda row: str(row["notebook"]))
-    totals = {run: round(sum(float(r[f"seconds_{run}"]) for r in rows.values()), 1) for run in ("cold", "warm")}
+
+    def total(run: str) -> float | None:  # None unless every notebook has a time of this run
+        times = [r.get(f"seconds_{run}") for r in rows.values()]
+        return round(sum(float(t) for t in times if t is not None), 1) if None not in times else None
+
+    totals = {run: total(run) for run in RUNS}
     record["total_cold_s"], record["total_warm_s"] = totals["cold"], totals["warm"]
-    record["total_over_budget"] = ratio(totals["cold"], STUDENT_BUDGET_S["course"])
+    record["total_over_budget"] = ratio(totals["cold"], STUDENT_BUDGET_S["course"]) if totals["cold"] else None
     record.save()
 
 
