@@ -175,3 +175,12 @@ def test_a_rebuild_can_keep_the_notebooks_it_did_not_record(bundle: Settings, tm
     assert header["recorded_per_notebook"] == {"01": 30, "06": 2} and header["commit"].startswith("abc (kept: ")
     assert build_shipped.main(recordings, bundle, "abc") == 0  # without --keep: only what was recorded
     assert len(shipped.read_bundle(out)[1]) == 2
+
+
+def test_a_live_check_compares_what_was_computed_not_how_long_it_took() -> None:
+    """The LLM reranker stores {"p", "seconds"}: the same p in another time is a match, another p is not."""
+    from helpers.llm.shipped import comparable
+
+    assert comparable("outputs", {"p": 0.76, "seconds": 2.6}) == comparable("outputs", {"p": 0.76, "seconds": 3.1})
+    assert comparable("outputs", {"p": 0.76, "seconds": 2.6}) != comparable("outputs", {"p": 0.79, "seconds": 2.6})
+    assert comparable("answers", {"text": "$90 [1]", "seconds": 7.0}) == "$90 [1]"

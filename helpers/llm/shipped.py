@@ -39,6 +39,7 @@ ANSWERS_DIR = REPO_ROOT / "course_data" / "answers"
 FORMAT = "kit-shipped-answers 1"
 NAMESPACES = ("answers", "outputs", "enrichments")  # CachedLLM, DiskCache/CachedCompleter, the e-mail Enricher
 LIVE_STRIDE = 3  # one shipped entry in about three is eligible for the live sample (after the first)
+TIMINGS = ("seconds",)  # fields of a stored output that measure its computation, not what it computed
 RECORD_ENV = "KIT_RECORD_ANSWERS"  # a JSONL file every looked-up output is appended to (building the bundle)
 
 
@@ -61,6 +62,8 @@ def comparable(namespace: str, value: Any) -> Any:
         return value["text"]
     if namespace == "enrichments" and isinstance(value, str):
         return json.loads(value).get("metadata")
+    if isinstance(value, dict):  # e.g. the LLM reranker's {"p": ..., "seconds": ...}: the time is not the output
+        return {key: item for key, item in value.items() if key not in TIMINGS}
     return value
 
 
