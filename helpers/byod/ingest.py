@@ -23,7 +23,7 @@ from helpers.pipeline import IngestReport, RAGPipeline
 from helpers.store import class_collection
 from helpers.store.client import COURSE_COLLECTION  # the default name, kept for the course corpus
 
-LOCAL_MODE_LIMIT = 20_000  # points past which local mode's brute-force search outgrows its budget (docs/decisions.md)
+LOCAL_MODE_LIMIT = 10_000  # points past which qdrant-edge starts, searches and holds a folder better (decisions)
 
 
 def store_advice(points: int, settings: Settings) -> str:
@@ -31,9 +31,10 @@ def store_advice(points: int, settings: Settings) -> str:
     if points <= LOCAL_MODE_LIMIT or settings.qdrant_url or settings.store_backend != "local":
         return ""
     return (
-        f"{points:,} chunks in the embedded local-mode store: its search is brute force in Python (81 ms at 100k "
-        "points, 0.7 s at 300k on 2 cores). Keep it in-process with Qdrant's own engine (KIT_STORE_BACKEND=edge: "
-        "0.6-1.5x numpy's time up to 300k) or use a server (QDRANT_URL), then ingest again."
+        f"{points:,} chunks in the embedded local-mode store: it searches by brute force in Python and holds every "
+        "point in this process, so at this size it starts, searches and fits in memory several times worse than "
+        "Qdrant's own engine (docs/decisions.md). Keep it in-process with that engine (KIT_STORE_BACKEND=edge) or "
+        "use a server (QDRANT_URL), then ingest again."
     )
 
 
