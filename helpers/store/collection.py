@@ -196,8 +196,8 @@ class KitStore:
         return [Hit(node.node_id, node.get_content(), dict(node.metadata)) for node in nodes]
 
     def ids_of_source(self, source: str) -> set[str]:
-        """Ids of the points that came from one source file."""
-        return self.ids_by_source().get(source, set())
+        """Ids of the points that came from one source file (asked of Qdrant with a filter)."""
+        return set(self.filter_payloads([source]))
 
     def upsert_nodes(self, nodes: Sequence[BaseNode], batch_size: int = WRITE_BATCH) -> dict[str, int]:
         """Write embedded nodes not stored yet, in batches; then drop stale chunks of the same sources."""
