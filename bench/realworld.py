@@ -85,6 +85,7 @@ CONTEXT_SETUPS: dict[str, dict[str, Any]] = {
     "words 250/50": dict(chunk_strategy="word_window", chunk_size=250, chunk_overlap=50),
     "recursive 500/50 + headers": dict(chunk_context=True),
     "recursive 500/50 + near-copies dropped": dict(near_duplicate=0.8),
+    "recursive 500/50 + MaxSim": dict(reranker="maxsim"),  # the first stage's top 20 reranked (notebook 06)
 }
 CONTEXT_BUDGETS = (200, 300, 450, 550, 650)  # context tokens; the prompt adds about 320 (system, examples, question)
 
@@ -149,7 +150,7 @@ def context_stage(
                 continue
             settings = tuning_settings(corpus, base, **changes)
             pipeline = indexed(corpus, settings, progress=True)
-            retriever = pipeline.make_retriever(None)
+            retriever = pipeline.retriever  # the configured one: reranked when the set-up names a reranker
             for row in context_rows(pipeline, corpus, retriever, CONTEXT_BUDGETS):
                 rows.append({"corpus": corpus.name, "set-up": name, **row})
             print(pd.DataFrame(rows[-len(CONTEXT_BUDGETS):]).round(3).to_string(), flush=True)
