@@ -86,6 +86,7 @@ CONTEXT_SETUPS: dict[str, dict[str, Any]] = {
     "recursive 500/50 + headers": dict(chunk_context=True),
     "recursive 500/50 + near-copies dropped": dict(near_duplicate=0.8),
     "recursive 500/50 + MaxSim": dict(reranker="maxsim"),  # the first stage's top 20 reranked (notebook 06)
+    "recursive 500/50 + headers + MaxSim": dict(chunk_context=True, reranker="maxsim"),
 }
 CONTEXT_BUDGETS = (200, 300, 450, 550, 650)  # context tokens; the prompt adds about 320 (system, examples, question)
 
