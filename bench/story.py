@@ -8,15 +8,21 @@ Each corpus is indexed in its own folder under `<data_dir>/tuning/` (as bench/re
 course index a notebook or the app may hold.
 What it leaves out: judges and p-values (notebook 08's ablation); the `dev` splits (used for tuning).
 
-    .venv/bin/python -m bench.story [--smoke] [--questions 30]
+    .venv/bin/python -m bench.story [--smoke] [--questions 30] [--cold-llm-cache]
+
+`--cold-llm-cache`: no answer from the user cache (which may hold outputs of older code for the same prompt); the
+shipped answers still serve, each kernel checking a sample of them live.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
-from bench.common import Record, arguments
+from bench.common import Record, arguments, cache_as_after_setup
 
 
 def main() -> None:
@@ -24,12 +30,17 @@ def main() -> None:
 
     def options(parser: Any) -> None:
         parser.add_argument("--questions", type=int, default=None, help="answerable questions per corpus")
+        parser.add_argument("--cold-llm-cache", action="store_true", help="no cached answers but the shipped ones")
 
     args = arguments(__doc__.splitlines()[0], options)
     import matplotlib
 
     matplotlib.use("Agg")
-    from helpers.config import get_settings
+    from helpers.config import get_settings, load_settings
+
+    if args.cold_llm_cache:  # every answer computed now (or shipped, checked live): none from an older run's cache
+        folder = Path(tempfile.mkdtemp(prefix="kit-bench-story-"))  # before get_settings(), which loads once
+        os.environ["KIT_CACHE_DIR"] = str(cache_as_after_setup(folder, load_settings().cache_dir))
     from helpers.evaluation.ladder import SAMPLE, plot_story, story_ladder, story_table
     from helpers.evaluation.two_corpora import close_all
 
@@ -52,6 +63,7 @@ def main() -> None:
     rows.to_csv(args.out / "story_ladder.csv", index=False)
     plot_story(table).savefig(args.out / "story_ladder.png", dpi=110)
     record["reader"] = settings.llm_model
+    record["llm_cache"] = "cold" if args.cold_llm_cache else "warm"
     record["questions_per_corpus"] = table.attrs["questions"]
     record["table"] = json.loads(table.to_json(orient="split"))
     record["markdown"] = table.to_markdown()
