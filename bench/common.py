@@ -170,6 +170,16 @@ def cache_as_after_setup(folder: Path, cache_dir: Path) -> Path:
     return cache
 
 
+def use_cache_as_after_setup(folder: Path) -> Path:
+    """Point this process and its children (KIT_CACHE_DIR) at `cache_as_after_setup(folder, …)`: no cached answer,
+    embedding or parse. Call it before `get_settings()` in this process (settings load once)."""
+    from helpers.config import load_settings
+
+    cache = cache_as_after_setup(folder, load_settings().cache_dir)
+    os.environ["KIT_CACHE_DIR"] = str(cache)
+    return cache
+
+
 def ensure_index(pipeline: Any) -> dict[str, object]:
     """Ingest the course corpus into the pipeline's (benchmark) data folder if it is empty; what it took."""
     start = time.perf_counter()

@@ -32,7 +32,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.common import REPO_ROOT, Record, arguments, cache_as_after_setup, git_commit, load_average, ratio
+from bench.common import REPO_ROOT, Record, arguments, git_commit, load_average, ratio, use_cache_as_after_setup
 from helpers.llm.shipped import RECORD_ENV
 
 BUDGET_S = {"notebook": 240.0, "course": 1200.0}
@@ -152,9 +152,7 @@ def main() -> None:
     os.environ.update(KIT_PROFILE=args.profile, KIT_DATA_DIR=str(folder / "data"))
     os.environ.update(KIT_OUTPUT_DIR=str(folder / "reports"))
     if args.cold_llm_cache:
-        from helpers.config import get_settings
-
-        os.environ["KIT_CACHE_DIR"] = str(cache_as_after_setup(folder, get_settings().cache_dir))
+        use_cache_as_after_setup(folder)
     llm_cache = "cold" if args.cold_llm_cache else "warm"
     name = "notebooks" if args.profile == "ci" else f"notebooks_{args.profile}"
     record = Record(name, args.out, args.smoke)
@@ -188,12 +186,9 @@ RUNS = ("cold", "warm")  # the student profile's two passes over the notebooks
 
 def student_run(args: argparse.Namespace) -> None:
     """Cold then warm times of every notebook in the full profile, one cache as `start.sh` leaves it."""
-    from helpers.config import get_settings
-
     folder = Path(tempfile.mkdtemp(prefix="kit-bench-student-"))
-    cache = cache_as_after_setup(folder, get_settings().cache_dir)
+    use_cache_as_after_setup(folder)
     os.environ.update(KIT_PROFILE="full", KIT_DATA_DIR=str(folder / "data"), KIT_OUTPUT_DIR=str(folder / "reports"))
-    os.environ["KIT_CACHE_DIR"] = str(cache)
     record = Record("notebooks_student", args.out, args.smoke)
     record["profile"], record["budget_s"] = "full", STUDENT_BUDGET_S
     record["reader"] = os.environ.get("KIT_LLM_MODEL", "the default")

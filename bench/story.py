@@ -17,12 +17,11 @@ shipped answers still serve, each kernel checking a sample of them live.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.common import Record, arguments, cache_as_after_setup
+from bench.common import Record, arguments, use_cache_as_after_setup
 
 
 def main() -> None:
@@ -36,11 +35,9 @@ def main() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    from helpers.config import get_settings, load_settings
-
     if args.cold_llm_cache:  # every answer computed now (or shipped, checked live): none from an older run's cache
-        folder = Path(tempfile.mkdtemp(prefix="kit-bench-story-"))  # before get_settings(), which loads once
-        os.environ["KIT_CACHE_DIR"] = str(cache_as_after_setup(folder, load_settings().cache_dir))
+        use_cache_as_after_setup(Path(tempfile.mkdtemp(prefix="kit-bench-story-")))
+    from helpers.config import get_settings
     from helpers.evaluation.ladder import SAMPLE, plot_story, story_ladder, story_table
     from helpers.evaluation.two_corpora import close_all
 
