@@ -8,6 +8,8 @@
     .venv/bin/python -m bench.realworld budget --limit 20    # F1 against prompt tokens: the context budget (dev)
     .venv/bin/python -m bench.realworld rules                # refusal rules scored on the reader's dev answers
 
+`--cold-llm-cache`: no answer from the user cache (it may hold outputs of older code); the shipped answers still serve.
+
 Each stage prints its table (one column per corpus) and writes `bench/results/realworld_<stage>.{csv,json}`.
 The real set is rebuilt first (`course_data/realworld/README.md`); without it only the course column is filled.
 What it leaves out: the reranker sweep (notebook 06, `helpers.lab.rerank`).
@@ -18,12 +20,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from bench.common import RESULTS_DIR, Record
+from bench.common import RESULTS_DIR, Record, use_cache_as_after_setup
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question
 from helpers.evaluation.two_corpora import (
@@ -213,7 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setups", default="", help="JSON {name: {setting: value}} for the answers stage")
     parser.add_argument("--name", default="", help="results file name (default realworld_<stage><tag>)")
     parser.add_argument("--contexts", default="", help="comma-separated names of CONTEXT_SETUPS (default all)")
+    parser.add_argument("--cold-llm-cache", action="store_true", help="no cached answers but the shipped ones")
     args = parser.parse_args(argv)
+    if args.cold_llm_cache:  # every answer computed now (or shipped): none from an older run's cache
+        use_cache_as_after_setup(Path(tempfile.mkdtemp(prefix="kit-bench-realworld-")))
     base, names = get_settings(), tuple(args.corpora.split(","))
     prefix = "realworld_test_" if args.split == "test" else "realworld_"  # test rows never mix into dev tables
     record = Record(args.name or f"{prefix}{args.stage}{args.tag}", RESULTS_DIR)
