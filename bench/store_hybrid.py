@@ -10,7 +10,9 @@ document frequencies of a real corpus's shape. Then one fresh process per path o
   that adds; p50/p95 of the weighted hybrid and of hybrid_rrf;
 - `store` (bm25_backend "store"; "auto" picks it on qdrant-edge and a server): start = the same call, which only
   checks that every chunk has its vector; memory; p50/p95 of the weighted hybrid (one batch of two queries) and of
-  hybrid_rrf (one Query API call, fused by Qdrant).
+  hybrid_rrf (one Query API call, fused by Qdrant);
+- `saved` (local mode only; what "auto" does there now): the bm25s index the build saved beside the collection, as
+  an ingest does (`save_s`), loaded instead of fitted; the `kernel` row is the same call with no saved index.
 Queries are a few words of a stored chunk, one at a time, the query embedding left out (a fixed vector per query),
 top 4 from 50 candidates per side as the kit's defaults; a path whose queries are slow is timed on as many of the
 40 as fit two minutes (at least 5; the row says how many). The share of queries whose top 4 is the same on both paths
@@ -18,6 +20,7 @@ is reported. Backends: `local` (qdrant-client's local mode on a folder, as the k
 What it leaves out: a Qdrant server (none can run here), the query embedding, HNSW, several kernels at once.
 
     nice -n 19 .venv/bin/python -m bench.store_hybrid [--smoke] [--chunks 14000] [--backends local,edge]
+        [--paths kernel,store,saved] [--name store_hybrid]
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from bench.store_scale import dataset, queries, rss_mb, run_fresh
 
 CHUNKS, SMOKE_CHUNKS = 14_000, 2_000
 BACKENDS = ("local", "edge")
+PATHS = ("kernel", "store", "saved")
 VOCABULARY, ZIPF_S, MEAN_TOKENS = 30_000, 1.1, 70
 QUERY_COUNT, QUERY_WORDS, TOP_K = 40, 4, 4
 QUERY_BUDGET_S = 120.0  # per retriever: a slow path (local mode's Python sparse search at 300k) is timed on fewer
@@ -110,6 +114,12 @@ def build_phase(backend: str, n: int, folder: Path) -> dict[str, Any]:
     counts = store.upsert_nodes(nodes)
     out = {"build_s": round(time.perf_counter() - start, 2), **counts, "points": store.count()}
     out["avgdl"] = round(store.bm25.record()["avgdl"], 2)
+    if backend == "local":  # as an ingest into local mode does: the fitted bm25s index saved beside the collection
+        from helpers.retrieval import save_bm25_beside
+
+        start = time.perf_counter()
+        save_bm25_beside(store)
+        out["save_s"] = round(time.perf_counter() - start, 2)
     store.client.close()
     return out
 
@@ -123,7 +133,11 @@ def search_phase(backend: str, n: int, folder: Path, path: str) -> dict[str, Any
     x, _, _ = dataset(n)
     asked = query_texts(texts(n))
     embedder = FixedEmbedder(dict(zip(asked, queries(x)[: len(asked)].tolist(), strict=True)), x.shape[1])
-    settings = RetrievalSettings(bm25_backend=path, query_expansion=False)
+    settings = RetrievalSettings(bm25_backend="kernel" if path == "saved" else path, query_expansion=False)
+    if path == "kernel":  # BM25 fitted on every chunk read from the store, as before an index was saved beside it
+        from helpers.retrieval import SavedBM25
+
+        SavedBM25.beside = classmethod(lambda cls, *args, **kwargs: None)  # type: ignore[method-assign]
     base = rss_mb()
     start = time.perf_counter()
     store = KitStore(open_client(backend, folder), "bench", x.shape[1])
@@ -132,7 +146,7 @@ def search_phase(backend: str, n: int, folder: Path, path: str) -> dict[str, Any
     hybrid = make_retriever("hybrid", store, embedder, settings)  # type: ignore[arg-type]
     started = time.perf_counter()
     bm25 = getattr(hybrid, "sparse", None)
-    rrf_params = {"bm25": bm25} if path == "kernel" else {}  # the kernel's fitted bm25s, reused as the app does
+    rrf_params = {"bm25": bm25} if path != "store" else {}  # the kernel's bm25s, reused as the app does
     rrf = make_retriever("hybrid_rrf", store, embedder, settings, **rrf_params)  # type: ignore[arg-type]
     out: dict[str, Any] = {
         "open_s": round(opened - start, 3),
@@ -177,19 +191,22 @@ def child(phase: str, backend: str, n: int, folder: Path, *rest: str) -> dict[st
     return run_fresh(code, json.dumps([phase, backend, n, str(folder), *rest]))
 
 
-def measure(backend: str, n: int, root: Path) -> dict[str, Any]:
+def measure(backend: str, n: int, root: Path, paths: tuple[str, ...] = PATHS) -> dict[str, Any]:
     """Build one backend at one size, then time each path in its own process."""
     folder = root / f"{backend}-{n}"
     row: dict[str, Any] = {"backend": backend, "chunks": n, "load_average": load_average()}
     row["build"] = child("build", backend, n, folder)
     if "error" not in row["build"]:
-        for path in ("kernel", "store"):
-            row[path] = child("search", backend, n, folder, path)
-        kernel, store = row["kernel"].pop("answers", None), row["store"].pop("answers", None)
-        if kernel and store:
-            compared = min(len(kernel), len(store))  # the queries both paths were timed on
-            row["same_top4"] = round(sum(a == b for a, b in zip(kernel, store, strict=False)) / compared, 3)
-            row["same_top4_of"] = compared
+        for path in paths:
+            if path != "saved" or backend == "local":
+                row[path] = child("search", backend, n, folder, path)
+        answers = {path: row[path].pop("answers", None) for path in PATHS if path in row}
+        for other, key in (("store", "same_top4"), ("saved", "saved_same_top4")):
+            kernel, found = answers.get("kernel"), answers.get(other)
+            if kernel and found:
+                compared = min(len(kernel), len(found))  # the queries both paths were timed on
+                row[key] = round(sum(a == b for a, b in zip(kernel, found, strict=False)) / compared, 3)
+                row[f"{key}_of"] = compared
     shutil.rmtree(folder, ignore_errors=True)
     print(json.dumps(row), flush=True)
     return row
@@ -199,10 +216,12 @@ def main() -> None:
     def extra(parser: Any) -> None:
         parser.add_argument("--chunks", default="", help=f"comma-separated sizes (default {CHUNKS})")
         parser.add_argument("--backends", default=",".join(BACKENDS))
+        parser.add_argument("--paths", default=",".join(PATHS), help="kernel, store, saved (local mode only)")
+        parser.add_argument("--name", default="store_hybrid", help="results file name")
 
     args = arguments(__doc__.splitlines()[0], extra)
     sizes = [int(s) for s in args.chunks.split(",") if s] or [SMOKE_CHUNKS if args.smoke else CHUNKS]
-    record = Record("store_hybrid", args.out, args.smoke)
+    record = Record(args.name, args.out, args.smoke)
     from helpers.config import RetrievalSettings
 
     defaults = RetrievalSettings()
@@ -212,7 +231,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kit-bench-hybrid-") as root:
         for n in sizes:
             for backend in [b for b in args.backends.split(",") if b]:
-                rows.append(measure(backend, n, Path(root)))
+                rows.append(measure(backend, n, Path(root), tuple(p for p in args.paths.split(",") if p)))
                 record["rows"] = rows
                 record.save()  # after each measurement: a long run keeps what it measured
 

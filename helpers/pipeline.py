@@ -116,6 +116,10 @@ class RAGPipeline:
         laps.append(time.perf_counter())
         counts = self.store.upsert_nodes(nodes)
         self.__dict__.pop("retriever", None)  # BM25 is fitted on the stored chunks: refit on next use
+        if not bm25_in_store(self.settings.bm25_backend, self.store.client):
+            from helpers.retrieval import TOKENIZERS, save_bm25_beside
+
+            save_bm25_beside(self.store, TOKENIZERS[self.settings.retrieval.bm25_tokenizer])  # next kernel: no read
         laps.append(time.perf_counter())
         files = len({d.metadata.get("source") for d in parsed.documents}) + len(parsed.skipped)
         return IngestReport(

@@ -3,7 +3,8 @@
 `SearchBuilder.build(knobs)` stacks the pieces notebooks 05–06 teach:
     make_retriever(name, alpha)  →  Reranked (rerank on)  or  MultiQueryRetriever (multi-query on)
                                  →  SimilarityFloor (the knob "drop passages below cosine")
-The BM25 index and the facet values (doc types, terms) come from one read of the stored chunks, made once.
+The BM25 index is built once (saved beside a local-mode collection, else fitted on one read of the chunks); the
+facet values (doc types, terms) are asked of the store.
 Should `helpers.retrieval` be missing, the app falls back to dense search through the pipeline, so it
 always works. The floor is on the dense score, not the last stage's: a fused or RRF score is rescaled
 per query (the top hit is always near 1), so only cosine similarity can say "nothing here is close".
@@ -55,19 +56,9 @@ class SearchBuilder:
 
     def __init__(self, pipeline: RAGPipeline) -> None:
         self.pipeline = pipeline
-        self._chunks: list[Hit] | None = None
-        self._texts: list[str] = []
         self._bm25: Any = None
         self._reranker: Any = None
         self._in_store: bool | None = None
-
-    def chunks(self) -> list[Hit]:
-        """Every stored chunk (read once)."""
-        if self._chunks is None:
-            from helpers.retrieval import stored_chunks
-
-            self._chunks, self._texts = stored_chunks(self.pipeline.store)
-        return self._chunks
 
     def facets(self, key: str) -> list[str]:
         """The distinct values of one metadata field in the index, sorted (for the filter dropdowns); a field
@@ -89,11 +80,12 @@ class SearchBuilder:
         return self._in_store
 
     def bm25(self) -> Any:
-        """The BM25 index over the stored chunks (fitted once)."""
+        """The BM25 index over the stored chunks (once: the one saved beside a local-mode collection, else fitted)."""
         if self._bm25 is None:
-            from helpers.retrieval import BM25Retriever
+            from helpers.retrieval import TOKENIZERS, bm25_for_store
 
-            self._bm25 = BM25Retriever(self.chunks(), self._texts)
+            tokenizer = TOKENIZERS[self.pipeline.settings.retrieval.bm25_tokenizer]
+            self._bm25 = bm25_for_store(self.pipeline.store, tokenizer)
         return self._bm25
 
     def reranker(self) -> Any:

@@ -5,7 +5,8 @@
     >>> hits = retriever.retrieve("When is the ADS 530 exam?", k=5, filters={"doc_type": "pdf"})
     >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93}
 
-Like minbpe's variants, each retriever has its own file: `dense.py` (Qdrant), `bm25.py` (bm25s),
+Like minbpe's variants, each retriever has its own file: `dense.py` (Qdrant), `bm25.py` (bm25s; `bm25_file.py`
+keeps its fitted index beside a local-mode collection, so a kernel starts without reading every chunk),
 `hybrid.py` (weighted sum of min-max-normalised scores, or reciprocal rank fusion), `store_hybrid.py` (BM25 and
 hybrid inside Qdrant, from the chunks' sparse vectors: `bm25_backend = "store"`; where a collection cannot serve
 them, one warning line and bm25s in the kernel instead). Wrappers add a step in
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from helpers.retrieval.base import Filters, Memoized, Retriever, stored_chunks
 from helpers.retrieval.bm25 import TOKENIZERS, BM25Retriever, stemmed_tokenize, tokenize
+from helpers.retrieval.bm25_file import SavedBM25, SavedBM25Retriever, bm25_for_store, save_bm25_beside
 from helpers.retrieval.dense import DenseRetriever
 from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
 from helpers.retrieval.hybrid import HybridRetriever, min_max, rrf_fusion, weighted_fusion
@@ -89,7 +91,7 @@ def make_retriever(
         raise ValueError(f"unknown parameter(s) {sorted(set(params) - PARAMS)}; known: {', '.join(sorted(PARAMS))}")
 
     def bm25() -> BM25Retriever:
-        return params.get("bm25") or BM25Retriever.from_store(store, tokenizer=TOKENIZERS[settings.bm25_tokenizer])
+        return params.get("bm25") or bm25_for_store(store, TOKENIZERS[settings.bm25_tokenizer])  # saved, or fitted
 
     # 1. the base retriever: BM25 inside Qdrant when so configured and the collection can (and no side is handed
     #    in to reuse), else bm25s fitted here
@@ -135,11 +137,14 @@ __all__ = [
     "Neighbours",
     "PostProcessed",
     "Retriever",
+    "SavedBM25",
+    "SavedBM25Retriever",
     "StoreBM25Retriever",
     "StoreHybridRetriever",
     "StoreNeighbours",
     "Windowed",
     "above_threshold",
+    "bm25_for_store",
     "dedupe_by_source",
     "drop_near_duplicates",
     "expand_query",
@@ -148,6 +153,7 @@ __all__ = [
     "matches",
     "min_max",
     "rrf_fusion",
+    "save_bm25_beside",
     "stemmed_tokenize",
     "store_keywords",
     "store_problem",

@@ -140,9 +140,14 @@ class BM25Retriever:
         chunks, texts = stored_chunks(store)
         return cls(chunks, texts, **params)
 
+    @property
+    def size(self) -> int:
+        """How many chunks the index holds."""
+        return len(self.chunks)
+
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every chunk for `query` (zeros if no query word is in the corpus)."""
-        if not self.chunks:
+        if not self.size:
             return np.zeros(0, dtype=np.float32)
         tokens = self.tokenizer(query)
         function = chosen("bm25", bm25_scores)
@@ -154,7 +159,7 @@ class BM25Retriever:
         """The scores bm25s computes for the query tokens."""
         ids = self.index.get_tokens_ids(tokens)  # words never seen in the corpus are dropped
         if not ids:
-            return np.zeros(len(self.chunks), dtype=np.float32)
+            return np.zeros(self.size, dtype=np.float32)
         return self.index.get_scores_from_ids(ids)
 
     def scores_by(self, function: Callable[..., Any], tokens: list[str]) -> np.ndarray:
@@ -162,9 +167,9 @@ class BM25Retriever:
         key = (function, tuple(tokens))
         if key not in self._remembered:
             scores = np.asarray(function(tokens, self.documents, self.k1, self.b), dtype=float)
-            if scores.shape != (len(self.chunks),):
+            if scores.shape != (self.size,):
                 raise ValueError(
-                    f"the bm25 function in use returned {scores.shape} scores for {len(self.chunks)} documents: "
+                    f"the bm25 function in use returned {scores.shape} scores for {self.size} documents: "
                     "it must return one number per document (helpers.mechanisms.reset('bm25') restores the kit's)"
                 )
             self._remembered[key] = scores
@@ -177,6 +182,15 @@ class BM25Retriever:
         scores = self.scores(query)
         # Filter first, rank second: chunks that fail the filter score zero.
         if filters:
-            scores = np.where([matches(chunk.metadata, filters) for chunk in self.chunks], scores, 0.0)
-        top = np.argsort(-scores, kind="stable")[:k]
-        return [copy_hit(self.chunks[i], sparse=float(scores[i])) for i in top if scores[i] > 0]
+            scores = np.where(self.matching(filters), scores, 0.0)
+        top = [int(i) for i in np.argsort(-scores, kind="stable")[:k] if scores[i] > 0]
+        found = zip(top, self.rows(top), strict=True)
+        return [copy_hit(chunk, sparse=float(scores[i])) for i, chunk in found if chunk is not None]
+
+    def matching(self, filters: Filters) -> list[bool]:
+        """Whether each chunk's metadata satisfies `filters` (one flag per chunk, in index order)."""
+        return [matches(chunk.metadata, filters) for chunk in self.chunks]
+
+    def rows(self, rows: Sequence[int]) -> list[Hit | None]:
+        """The chunks at these positions of the index (None for one no longer stored)."""
+        return [self.chunks[i] for i in rows]

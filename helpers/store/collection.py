@@ -17,6 +17,7 @@ What it leaves out: the queries that use the sparse vectors and fusion (see `hel
 
 from __future__ import annotations
 
+import uuid
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -35,6 +36,7 @@ from helpers.types import Hit
 
 FACET_LIMIT = 10_000  # distinct values asked of Qdrant for a filter dropdown
 EMBEDDER = "kit_embedder"  # the collection metadata key naming the model its dense vectors came from
+VERSION = "kit_points_version"  # the collection metadata key the kit changes whenever it writes or removes points
 
 SOURCES_PER_FILTER = 1000  # source files named in one filter when reading their points
 WRITE_BATCH = 256  # points per write: an interruption loses at most one batch, and the re-run redoes it
@@ -126,6 +128,17 @@ class KitStore:
                 f"chunk again with {self.embedder!r}, or configure {self.vectors_from!r} back."
             )
 
+    def points_version(self) -> str:
+        """A token the kit changes whenever it writes or removes points ("": none recorded yet), so what was
+        computed from the points (a saved BM25 index) can tell whether it still describes them."""
+        return str((self.client.get_collection(self.collection).config.metadata or {}).get(VERSION, ""))
+
+    def new_points_version(self) -> str:
+        """Record a fresh `points_version` and return it."""
+        version = uuid.uuid4().hex
+        self.client.update_collection(self.collection, metadata={VERSION: version})
+        return version
+
     def count(self) -> int:
         """Number of points in the collection."""
         return self.client.count(self.collection, exact=True).count
@@ -195,6 +208,12 @@ class KitStore:
         nodes = self.vector_store.parse_to_query_result(points).nodes or []
         return [Hit(node.node_id, node.get_content(), dict(node.metadata)) for node in nodes]
 
+    def chunks_by_id(self, ids: Sequence[str]) -> list[Hit]:
+        """The chunks with these point ids (those that exist), asked of Qdrant by id."""
+        points = self.client.retrieve(self.collection, ids=list(ids), with_payload=True, with_vectors=False)
+        nodes = self.vector_store.parse_to_query_result(points).nodes or []
+        return [Hit(node.node_id, node.get_content(), dict(node.metadata)) for node in nodes]
+
     def ids_of_source(self, source: str) -> set[str]:
         """Ids of the points that came from one source file (asked of Qdrant with a filter)."""
         return set(self.filter_payloads([source]))
@@ -242,6 +261,8 @@ class KitStore:
         # 3. only now remove the old chunks of changed documents
         if stale:
             self.client.delete(self.collection, points_selector=models.PointIdsList(points=stale))
+        if to_write or stale:
+            self.new_points_version()  # what was computed from the old points no longer describes them
         if self.keywords is not None and drifted(self.bm25.record()):
             self.add_keywords(refresh=True)  # the chunks' mean length moved: weigh every vector with the new one
         return {"written": len(to_write), "unchanged": len(current), "removed_stale": len(stale)}

@@ -1,0 +1,183 @@
+"""A fitted BM25 index saved beside a local-mode collection, so a kernel starts BM25 without reading every chunk.
+
+Local mode keeps a collection in a folder; `BM25Retriever.from_store` reads every chunk into the kernel to fit
+bm25s. `SavedBM25` writes the fitted bm25s index, the point id of each row and each row's filterable payload to
+`<folder>/kit_bm25/<collection>/<tokenizer>-k1-b/<version>/`, where `version` is the collection's
+`points_version` (which the kit changes with every write of points). A kernel then loads the index (memory-mapped)
+when the collection still carries that version and holds as many points; the chunks themselves are read from
+Qdrant only for the hits a query returns.
+
+    >>> retriever = bm25_for_store(store)  # doctest: +SKIP  (the saved index, or bm25s fitted and then saved)
+
+What it leaves out: a server or qdrant-edge (there BM25 ranks inside Qdrant, `bm25_backend = "auto"`), `:memory:`
+collections, tokenizers other than the kit's named ones, and a write by another client that changes neither the
+point count nor the version (`SavedBM25.beside(store).save(...)` again after such a write).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+
+from helpers.retrieval.base import Filters, stored_chunks
+from helpers.retrieval.bm25 import TOKENIZERS, BM25Retriever, tokenize
+from helpers.retrieval.metadata_match import matches
+from helpers.store import FILTER_FIELDS, KitStore, is_local
+from helpers.types import Hit
+
+FOLDER = "kit_bm25"  # beside local mode's own `collection/` folder and `meta.json`
+ROWS = "rows.json"  # the point id and filterable payload of each row of the index, in row order
+
+
+def local_folder(store: KitStore) -> Path | None:
+    """The folder a local-mode client keeps its collections in (None: a server, qdrant-edge or `:memory:`)."""
+    if not is_local(store.client):
+        return None
+    location = getattr(store.client._client, "location", None)
+    return Path(location) if location and location != ":memory:" else None
+
+
+class SavedBM25:
+    """Where one collection's BM25 index for one tokenizer and (k1, b) is saved, and how it is read back."""
+
+    def __init__(self, store: KitStore, folder: Path, tokenizer_name: str, k1: float, b: float) -> None:
+        self.store = store
+        self.tokenizer_name, self.k1, self.b = tokenizer_name, k1, b
+        self.folder = folder / FOLDER / store.collection / f"{tokenizer_name}-k1{k1:g}-b{b:g}"
+
+    @classmethod
+    def beside(
+        cls, store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize, k1: float = 1.5, b: float = 0.75
+    ) -> SavedBM25 | None:
+        """The saved index for this store and these parameters; None where none can be kept (not local mode on a
+        folder, or a tokenizer that is not one of the kit's named ones)."""
+        folder = local_folder(store)
+        name = next((name for name, function in TOKENIZERS.items() if function is tokenizer), None)
+        return cls(store, folder, name, k1, b) if folder is not None and name is not None else None
+
+    def save(self, retriever: BM25Retriever) -> None:
+        """Write a retriever fitted on every chunk of the store, under the collection's current version (a fresh
+        version is recorded first if the collection has none). Older versions are removed."""
+        version = self.store.points_version() or self.store.new_points_version()
+        target = self.folder / version
+        if target.exists():  # another kernel saved this version already
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=self.folder, prefix=".saving-"))
+        try:
+            if retriever.size:
+                retriever.index.save(staging, show_progress=False)
+            rows = [{"id": chunk.node_id, **_filterable(chunk.metadata)} for chunk in retriever.chunks]
+            (staging / ROWS).write_text(json.dumps({"count": len(rows), "rows": rows}), encoding="utf-8")
+            staging.rename(target)  # whole or not at all: a reader never sees a half-written index
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+            if not target.exists():
+                raise
+        for old in self.folder.iterdir():
+            if old.name != version and not old.name.startswith("."):
+                shutil.rmtree(old, ignore_errors=True)
+
+    def load(self) -> SavedBM25Retriever | None:
+        """The saved retriever if it still describes the collection (same version and point count), else None."""
+        version = self.store.points_version()
+        target = self.folder / version
+        if not version or not (target / ROWS).exists():
+            return None
+        saved = json.loads((target / ROWS).read_text(encoding="utf-8"))
+        if saved["count"] != self.store.count():
+            return None
+        index = bm25s.BM25.load(target, mmap=True, show_progress=False) if saved["count"] else None
+        return SavedBM25Retriever(self.store, index, saved["rows"], TOKENIZERS[self.tokenizer_name], self.k1, self.b)
+
+
+def _filterable(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The fields a filter can name, as stored (lists as lists)."""
+    return {key: list(v) if isinstance(v, tuple) else v for key, v in metadata.items() if key in FILTER_FIELDS}
+
+
+class SavedBM25Retriever(BM25Retriever):
+    """BM25 from a saved index: scores from the index, filters on the saved payloads, the hits read from Qdrant by
+    id. The chunks and their tokens are read from the store only if asked for (a student's bm25 function)."""
+
+    def __init__(
+        self, store: KitStore, index: bm25s.BM25 | None, rows: Sequence[dict[str, Any]],
+        tokenizer: Callable[[str], list[str]], k1: float, b: float,
+    ) -> None:  # fmt: skip
+        self.store, self.index, self.saved_rows = store, index, list(rows)
+        self.tokenizer, self.k1, self.b = tokenizer, k1, b
+        self._chunks: list[Hit] | None = None
+        self._documents: list[list[str]] | None = None
+        self._remembered: OrderedDict[tuple[Callable[..., Any], tuple[str, ...]], np.ndarray] = OrderedDict()
+
+    @property
+    def size(self) -> int:
+        return len(self.saved_rows)
+
+    @property
+    def chunks(self) -> list[Hit]:  # type: ignore[override]
+        """Every chunk, in index order (read from the store on first use)."""
+        if self._chunks is None:
+            self._read_chunks()
+        return self._chunks  # type: ignore[return-value]
+
+    @property
+    def documents(self) -> list[list[str]]:  # type: ignore[override]
+        """Every chunk's tokens, in index order (what a student's bm25 function scores; read on first use)."""
+        if self._documents is None:
+            self._read_chunks()
+        return self._documents  # type: ignore[return-value]
+
+    def _read_chunks(self) -> None:
+        chunks, texts = stored_chunks(self.store)
+        row_of = {chunk.node_id: i for i, chunk in enumerate(chunks)}
+        order = [row_of[row["id"]] for row in self.saved_rows]
+        self._chunks = [chunks[i] for i in order]
+        self._documents = [self.tokenizer(texts[i]) for i in order]
+
+    def library_scores(self, tokens: list[str]) -> np.ndarray:
+        ids = self.index.get_tokens_ids(tokens) if self.index is not None else []
+        return self.index.get_scores_from_ids(ids) if ids else np.zeros(self.size, dtype=np.float32)
+
+    def matching(self, filters: Filters) -> list[bool]:
+        return [matches(row, filters) for row in self.saved_rows]
+
+    def rows(self, rows: Sequence[int]) -> list[Hit | None]:
+        if self._chunks is not None:
+            return [self._chunks[i] for i in rows]
+        ids = [self.saved_rows[i]["id"] for i in rows]
+        found = {str(hit.node_id): hit for hit in self.store.chunks_by_id(ids)}
+        return [found.get(point_id) for point_id in ids]  # None: removed by another kernel since this one loaded
+
+
+def bm25_for_store(
+    store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize, k1: float = 1.5, b: float = 0.75
+) -> BM25Retriever:
+    """BM25 over every chunk of the store: the index saved beside a local-mode collection while it still describes
+    the points, else bm25s fitted on a read of every chunk (`BM25Retriever.from_store`), saved there for the next
+    kernel."""
+    saved = SavedBM25.beside(store, tokenizer, k1, b)
+    loaded = saved.load() if saved else None
+    if loaded is not None:
+        return loaded
+    retriever = BM25Retriever.from_store(store, tokenizer=tokenizer, k1=k1, b=b)
+    if saved:
+        saved.save(retriever)
+    return retriever
+
+
+def save_bm25_beside(store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize) -> bool:
+    """After an ingest: fit and save the collection's BM25 index unless a current one is saved already, so the next
+    kernel loads it instead of reading every chunk. False where none can be kept (see `SavedBM25.beside`)."""
+    if SavedBM25.beside(store, tokenizer) is None:
+        return False
+    bm25_for_store(store, tokenizer)
+    return True
