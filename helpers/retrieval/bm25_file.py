@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -30,7 +31,7 @@ import numpy as np
 from helpers.retrieval.base import Filters, stored_chunks
 from helpers.retrieval.bm25 import TOKENIZERS, BM25Retriever, tokenize
 from helpers.retrieval.metadata_match import matches
-from helpers.store import FILTER_FIELDS, KitStore, is_local
+from helpers.store import FILTER_FIELDS, KitStore, StoreError, is_local
 from helpers.types import Hit
 
 FOLDER = "kit_bm25"  # beside local mode's own `collection/` folder and `meta.json`
@@ -170,7 +171,11 @@ def bm25_for_store(
         return loaded
     retriever = BM25Retriever.from_store(store, tokenizer=tokenizer, k1=k1, b=b)
     if saved:
-        saved.save(retriever)
+        try:
+            saved.save(retriever)
+        except (OSError, StoreError) as error:  # a read-only folder, or another process writing: next time
+            warnings.warn(f"the BM25 index was not saved beside the collection ({error}); it is fitted again "
+                          "at the next start", stacklevel=2)  # fmt: skip
     return retriever
 
 
