@@ -29,7 +29,7 @@ from helpers.retrieval import (
     tokenize,
 )
 from helpers.retrieval.bm25 import bm25_scores
-from helpers.store import KitStore, open_folder
+from helpers.store import KitStore, StoreError, open_folder
 
 REPO = Path(__file__).resolve().parents[1]
 TEXTS = {
@@ -231,3 +231,13 @@ def test_an_index_that_cannot_be_saved_is_fitted_and_says_so_in_one_line(
         retriever = bm25_for_store(store)
     assert type(retriever) is BM25Retriever
     assert retriever.retrieve("application fee", 1)[0].text == "The application fee is $90."
+
+
+def test_chunks_removed_by_another_kernel_after_the_load_are_skipped_or_named(store: KitStore) -> None:
+    save_bm25_beside(store)
+    loaded = bm25_for_store(store)
+    gone = next(h for h in loaded.retrieve("application fee", 3) if h.text == "The application fee is $90.")
+    store.client.delete("c", points_selector=[gone.node_id])  # as another kernel's ingest would
+    assert gone.node_id not in [h.node_id for h in loaded.retrieve("application fee", 3)]
+    with pytest.raises(StoreError, match="changed since this kernel loaded"):
+        loaded.documents  # noqa: B018  (a student's bm25 function would need every chunk of the old index)

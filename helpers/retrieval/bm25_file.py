@@ -140,6 +140,11 @@ class SavedBM25Retriever(BM25Retriever):
     def _read_chunks(self) -> None:
         chunks, texts = stored_chunks(self.store)
         row_of = {chunk.node_id: i for i, chunk in enumerate(chunks)}
+        if any(row["id"] not in row_of for row in self.saved_rows):
+            raise StoreError(
+                f"the collection {self.store.collection!r} changed since this kernel loaded its BM25 index: build the "
+                "retriever again (run the cell that makes it) to read the new chunks"
+            )
         order = [row_of[row["id"]] for row in self.saved_rows]
         self._chunks = [chunks[i] for i in order]
         self._documents = [self.tokenizer(texts[i]) for i in order]
