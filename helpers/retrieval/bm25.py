@@ -17,6 +17,7 @@ well under a second for the course corpus).
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections import Counter, OrderedDict
@@ -37,6 +38,7 @@ CODE = re.compile(r"\b([a-z]{2,5})[ -]?(\d{3}[a-z]?)\b")  # "ads 530", "ads-698a
 WORD = re.compile(r"[a-z0-9]+(?:[/.\-][a-z0-9]+)*")  # "s/u", "3.7", "full-time" stay one word ...
 JOINERS = re.compile(r"[/.\-]")  # ... and are also split into their parts
 STOPWORDS = frozenset(STOPWORDS_EN)
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs each fit at DEBUG, printed under a DEBUG root logger
 
 
 def tokenize(text: str) -> list[str]:
