@@ -241,3 +241,12 @@ def test_chunks_removed_by_another_kernel_after_the_load_are_skipped_or_named(st
     assert gone.node_id not in [h.node_id for h in loaded.retrieve("application fee", 3)]
     with pytest.raises(StoreError, match="changed since this kernel loaded"):
         loaded.documents  # noqa: B018  (a student's bm25 function would need every chunk of the old index)
+
+
+def test_a_saved_folder_missing_its_count_is_saved_again(store: KitStore) -> None:
+    save_bm25_beside(store)
+    saved = SavedBM25.beside(store)
+    assert saved is not None and saved.current() is not None
+    (saved.current() / "count.json").unlink()  # as a save cut short outside the staging folder would leave it
+    assert saved.load() is None
+    assert type(bm25_for_store(store)) is BM25Retriever and isinstance(bm25_for_store(store), SavedBM25Retriever)

@@ -36,6 +36,7 @@ from helpers.types import Hit
 
 FOLDER = "kit_bm25"  # beside local mode's own `collection/` folder and `meta.json`
 ROWS = "rows.json"  # the point id and filterable payload of each row of the index, in row order
+COUNT = "count.json"  # how many rows: what `is_current` compares with the collection without reading the rows
 
 
 def local_folder(store: KitStore) -> Path | None:
@@ -69,15 +70,17 @@ class SavedBM25:
         version is recorded first if the collection has none). Older versions are removed."""
         version = self.store.points_version() or self.store.new_points_version()
         target = self.folder / version
-        if target.exists():  # another kernel saved this version already
+        if (target / COUNT).exists():  # another kernel saved this version already
             return
+        shutil.rmtree(target, ignore_errors=True)  # a folder of another layout, or left by a crash
         self.folder.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=self.folder, prefix=".saving-"))
         try:
             if retriever.size:
                 retriever.index.save(staging, show_progress=False)
             rows = [{"id": chunk.node_id, **_filterable(chunk.metadata)} for chunk in retriever.chunks]
-            (staging / ROWS).write_text(json.dumps({"count": len(rows), "rows": rows}), encoding="utf-8")
+            (staging / ROWS).write_text(json.dumps(rows), encoding="utf-8")
+            (staging / COUNT).write_text(json.dumps(len(rows)), encoding="utf-8")
             staging.rename(target)  # whole or not at all: a reader never sees a half-written index
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
@@ -87,17 +90,22 @@ class SavedBM25:
             if old.name != version and not old.name.startswith("."):
                 shutil.rmtree(old, ignore_errors=True)
 
-    def load(self) -> SavedBM25Retriever | None:
-        """The saved retriever if it still describes the collection (same version and point count), else None."""
+    def current(self) -> Path | None:
+        """The saved index's folder if it still describes the collection (same version and point count), else None."""
         version = self.store.points_version()
         target = self.folder / version
-        if not version or not (target / ROWS).exists():
+        if not version or not (target / COUNT).exists():
             return None
-        saved = json.loads((target / ROWS).read_text(encoding="utf-8"))
-        if saved["count"] != self.store.count():
+        return target if json.loads((target / COUNT).read_text(encoding="utf-8")) == self.store.count() else None
+
+    def load(self) -> SavedBM25Retriever | None:
+        """The saved retriever if it still describes the collection, else None."""
+        target = self.current()
+        if target is None:
             return None
-        index = bm25s.BM25.load(target, mmap=True, show_progress=False) if saved["count"] else None
-        return SavedBM25Retriever(self.store, index, saved["rows"], TOKENIZERS[self.tokenizer_name], self.k1, self.b)
+        rows = json.loads((target / ROWS).read_text(encoding="utf-8"))
+        index = bm25s.BM25.load(target, mmap=True, show_progress=False) if rows else None
+        return SavedBM25Retriever(self.store, index, rows, TOKENIZERS[self.tokenizer_name], self.k1, self.b)
 
 
 def _filterable(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -187,7 +195,9 @@ def bm25_for_store(
 def save_bm25_beside(store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize) -> bool:
     """After an ingest: fit and save the collection's BM25 index unless a current one is saved already, so the next
     kernel loads it instead of reading every chunk. False where none can be kept (see `SavedBM25.beside`)."""
-    if SavedBM25.beside(store, tokenizer) is None:
+    saved = SavedBM25.beside(store, tokenizer)
+    if saved is None:
         return False
-    bm25_for_store(store, tokenizer)
+    if saved.current() is None:  # a re-run that wrote nothing keeps the saved index, unread
+        bm25_for_store(store, tokenizer)
     return True
