@@ -131,7 +131,9 @@ def voila_url() -> Iterator[str]:
 
 
 def ask_a_question(page: Page) -> dict[str, object]:
-    """Type the question, press Ask, read the answer, its citations and the sources table."""
+    """Start a new chat, type the question, press Ask, read the answer, its citations and the sources table."""
+    page.click(".kit-clear")  # clears what the notebook's own cells left on screen, so what is read below is new
+    page.wait_for_selector(".kit-answer .kit-answer-text, .kit-sources .kit-sources-table", state="detached")
     page.fill(".kit-question input", QUESTION)
     page.click(".kit-ask")
     page.wait_for_selector(".kit-answer .kit-answer-text, .kit-answer .kit-message", timeout=ANSWER_TIMEOUT_S * 1000)
