@@ -31,7 +31,8 @@ import numpy as np
 from helpers.retrieval.base import Filters, stored_chunks
 from helpers.retrieval.bm25 import TOKENIZERS, BM25Retriever, tokenize
 from helpers.retrieval.metadata_match import matches
-from helpers.store import FILTER_FIELDS, KitStore, StoreError, is_local
+from helpers.store import KitStore, StoreError, is_local
+from helpers.store.payload_filters import filterable
 from helpers.types import Hit
 
 FOLDER = "kit_bm25"  # beside local mode's own `collection/` folder and `meta.json`
@@ -78,7 +79,7 @@ class SavedBM25:
         try:
             if retriever.size:
                 retriever.index.save(staging, show_progress=False)
-            rows = [{"id": chunk.node_id, **_filterable(chunk.metadata)} for chunk in retriever.chunks]
+            rows = [{"id": chunk.node_id, **filterable(chunk.metadata)} for chunk in retriever.chunks]
             (staging / ROWS).write_text(json.dumps(rows), encoding="utf-8")
             (staging / COUNT).write_text(json.dumps(len(rows)), encoding="utf-8")
             staging.rename(target)  # whole or not at all: a reader never sees a half-written index
@@ -106,11 +107,6 @@ class SavedBM25:
         rows = json.loads((target / ROWS).read_text(encoding="utf-8"))
         index = bm25s.BM25.load(target, mmap=True, show_progress=False) if rows else None
         return SavedBM25Retriever(self.store, index, rows, TOKENIZERS[self.tokenizer_name], self.k1, self.b)
-
-
-def _filterable(metadata: dict[str, Any]) -> dict[str, Any]:
-    """The fields a filter can name, as stored (lists as lists)."""
-    return {key: list(v) if isinstance(v, tuple) else v for key, v in metadata.items() if key in FILTER_FIELDS}
 
 
 class SavedBM25Retriever(BM25Retriever):
@@ -180,16 +176,7 @@ def bm25_for_store(
     kernel."""
     saved = SavedBM25.beside(store, tokenizer, k1, b)
     loaded = saved.load() if saved else None
-    if loaded is not None:
-        return loaded
-    retriever = BM25Retriever.from_store(store, tokenizer=tokenizer, k1=k1, b=b)
-    if saved:
-        try:
-            saved.save(retriever)
-        except (OSError, StoreError) as error:  # a read-only folder, or another process writing: next time
-            warnings.warn(f"the BM25 index was not saved beside the collection ({error}); it is fitted again "
-                          "at the next start", stacklevel=2)  # fmt: skip
-    return retriever
+    return loaded if loaded is not None else _fit_and_save(store, saved, tokenizer, k1, b)
 
 
 def save_bm25_beside(store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize) -> bool:
@@ -199,5 +186,19 @@ def save_bm25_beside(store: KitStore, tokenizer: Callable[[str], list[str]] = to
     if saved is None:
         return False
     if saved.current() is None:  # a re-run that wrote nothing keeps the saved index, unread
-        bm25_for_store(store, tokenizer)
+        _fit_and_save(store, saved, tokenizer)
     return True
+
+
+def _fit_and_save(
+    store: KitStore, saved: SavedBM25 | None, tokenizer: Callable[[str], list[str]], k1: float = 1.5, b: float = 0.75
+) -> BM25Retriever:
+    """bm25s fitted on every chunk read from the store, then saved (a failed save: one warning, the fit is kept)."""
+    retriever = BM25Retriever.from_store(store, tokenizer=tokenizer, k1=k1, b=b)
+    if saved:
+        try:
+            saved.save(retriever)
+        except (OSError, StoreError) as error:  # a read-only folder, or another process writing: next time
+            warnings.warn(f"the BM25 index was not saved beside the collection ({error}); it is fitted again "
+                          "at the next start", stacklevel=3)  # fmt: skip
+    return retriever

@@ -31,7 +31,7 @@ from qdrant_client import QdrantClient, models
 
 from helpers.store.client import StoreError, enable_fast_local_writes, is_local
 from helpers.store.keywords import SPARSE_PARAMS, SPARSE_VECTOR, Keywords, KeywordVectors, drifted
-from helpers.store.payload_filters import FILTER_FIELDS, create_payload_indexes, filters_from
+from helpers.store.payload_filters import FILTER_FIELDS, create_payload_indexes, filterable, filters_from
 from helpers.types import Hit
 
 FACET_LIMIT = 10_000  # distinct values asked of Qdrant for a filter dropdown
@@ -40,11 +40,6 @@ VERSION = "kit_points_version"  # the collection metadata key the kit changes wh
 
 SOURCES_PER_FILTER = 1000  # source files named in one filter when reading their points
 WRITE_BATCH = 256  # points per write: an interruption loses at most one batch, and the re-run redoes it
-
-
-def _filterable(node: BaseNode) -> dict[str, Any]:
-    """The node's metadata as the filterable payload fields would store it (lists as lists)."""
-    return {key: list(v) if isinstance(v, tuple) else v for key, v in node.metadata.items() if key in FILTER_FIELDS}
 
 
 class KitStore:
@@ -115,8 +110,9 @@ class KitStore:
             self.client.update_collection(self.collection, metadata={EMBEDDER: self.embedder})
             self.vectors_from = ""
 
-    def _recorded_embedder(self) -> str:
-        return str((self.client.get_collection(self.collection).config.metadata or {}).get(EMBEDDER, ""))
+    def _recorded(self, key: str) -> str:
+        """One value of the collection's metadata ("" when absent)."""
+        return str((self.client.get_collection(self.collection).config.metadata or {}).get(key, ""))
 
     def check_vectors(self) -> None:
         """Raise a clear error when the collection's vectors came from another embedder than the configured one:
@@ -131,7 +127,7 @@ class KitStore:
     def points_version(self) -> str:
         """A token the kit changes whenever it writes or removes points ("": none recorded yet), so what was
         computed from the points (a saved BM25 index) can tell whether it still describes them."""
-        return str((self.client.get_collection(self.collection).config.metadata or {}).get(VERSION, ""))
+        return self._recorded(VERSION)
 
     def new_points_version(self) -> str:
         """Record a fresh `points_version` and return it."""
@@ -229,7 +225,7 @@ class KitStore:
                 stacklevel=2,
             )
             self.clear()
-        elif self.embedder and not self._recorded_embedder():
+        elif self.embedder and not self._recorded(EMBEDDER):
             self._record_embedder()  # a collection made before embedders were recorded: this ingest's embedder
         # 1. which ids of these sources are stored already, and which stored ones are gone from the new chunks: a
         #    server or qdrant-edge is asked for these sources' points only; local mode's points are in this process,
@@ -248,7 +244,9 @@ class KitStore:
         # 2. write the missing ones, and the stored ones whose filterable payload changed, batch by batch
         #    (each batch is on disk before the next starts)
         current = {
-            node.node_id for node in nodes if node.node_id in present and _filterable(node) == payloads[node.node_id]
+            node.node_id
+            for node in nodes
+            if node.node_id in present and filterable(node.metadata) == payloads[node.node_id]
         }
         to_write = [node for node in nodes if node.node_id not in current]
         if self.keywords is not None:  # every stored chunk gets its BM25 vector first; the new ones join the totals

@@ -28,6 +28,11 @@ FILTER_FIELDS = {
 SCHEMAS = {"keyword": models.PayloadSchemaType.KEYWORD, "text": models.PayloadSchemaType.TEXT}
 
 
+def filterable(metadata: Mapping[str, object]) -> dict[str, object]:
+    """The fields of `metadata` a filter can name, as the payload stores them (tuples as lists)."""
+    return {key: list(v) if isinstance(v, tuple) else v for key, v in metadata.items() if key in FILTER_FIELDS}
+
+
 def _condition(key: str, value: object) -> MetadataFilter | MetadataFilters:
     """One key's condition: exact, any-of (list), or all-words (text fields)."""
     values = [str(v) for v in value] if isinstance(value, list | tuple | set) else None
