@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from html import unescape
+from itertools import pairwise
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from bs4.element import CData, Declaration, Doctype, ProcessingInstruction
@@ -39,6 +40,7 @@ FILLER = frozenset({
 })
 NOISE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog"})
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_DIGIT = re.compile(r"\d")
 # Tags that flow inside a line of text; every other tag starts a new block.
 INLINE_TAGS = frozenset({
     "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i", "img", "ins", "kbd",
@@ -175,6 +177,30 @@ def _corner_header(grid: list[tuple[list[str], bool]]) -> list[list[str]]:
     return header_rows
 
 
+def _label_row_header(grid: list[tuple[list[str], bool]]) -> list[list[str]]:
+    """A first row written with <td> that is a header all the same: short labels over rows of dates and figures.
+
+    A fee table often starts "| Course Drop Date | Refund % |" in plain cells, then "| January 5 | 50% |".
+    The first row is taken (out of `grid`) as the column names when every cell of it is a short label, few of
+    them with a digit ("GEP 1"), and the rows below hold clearly more digits; otherwise the table keeps no header.
+    """
+    if len(grid) < 3:
+        return []
+    first, body = grid[0][0], [row for row, _ in grid[1:]]
+    if len(first) < 2 or not all(cell and len(cell) <= 40 for cell in first):
+        return []
+    if _digit_share(first) > 0.25 or sum(map(_digit_share, body)) / len(body) < _digit_share(first) + 0.2:
+        return []
+    del grid[0]
+    return [first]
+
+
+def _digit_share(row: list[str]) -> float:
+    """The share of a row's non-empty cells that hold a digit."""
+    cells = [cell for cell in row if cell]
+    return sum(bool(_DIGIT.search(cell)) for cell in cells) / len(cells) if cells else 0.0
+
+
 def _table_text(table: Tag, tables: str) -> str:
     """A <table> as text: caption from <caption> or the nearest heading above; header from its <th> rows."""
     caption_tag = table.find("caption")
@@ -185,12 +211,27 @@ def _table_text(table: Tag, tables: str) -> str:
     while grid and grid[0][1]:  # leading header rows; several are joined per column
         header_rows.append(grid.pop(0)[0])
     if not header_rows:
-        header_rows = _corner_header(grid)
+        header_rows = _corner_header(grid) or _label_row_header(grid)
     width = max((len(row) for row in header_rows), default=0)
     header = [" ".join(dict.fromkeys(r[i] for r in header_rows if i < len(r) and r[i])) for i in range(width)]
-    return table_to_text(
-        caption, header, [row for row, _ in grid], tables=tables, caption_in_raw=caption_tag is not None
-    )
+    body = [row for row, _ in grid]
+    if tables != "raw":
+        _fill_down_labels(body)
+    return table_to_text(caption, header, body, tables=tables, caption_in_raw=caption_tag is not None)
+
+
+def _fill_down_labels(rows: list[list[str]]) -> None:
+    """Give a row with an empty first cell the label of the row above, where the label column is mostly filled.
+
+    Calendars write one date over several events by leaving the date cell of the later rows empty
+    ("| January 6 | Last day to add |" then "| | Last day to drop |"); read row by row, the second event would
+    have no date. A table whose first column is mostly empty is left as it is (an empty cell there means none).
+    """
+    if sum(bool(row and row[0]) for row in rows) * 2 < len(rows):
+        return
+    for above, row in pairwise(rows):
+        if row and not row[0] and any(row[1:]) and above and above[0]:
+            row[0] = above[0]
 
 
 def _list_lines(lst: Tag, depth: int = 0) -> list[str]:
@@ -265,8 +306,29 @@ def _meta_content(soup: BeautifulSoup, **attrs: str) -> str:
 
 
 MAX_DEPTH = 400  # deeper markup is read flat: the tree walk recurses once per level
-VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-                       "wbr", "p", "li", "td", "th", "tr", "option"})  # fmt: skip  (also tags whose end is optional)
+VOID_TAGS = frozenset(
+    {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+        "p",
+        "li",
+        "td",
+        "th",
+        "tr",
+        "option",
+    }
+)  # fmt: skip  (also tags whose end is optional)
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*?(/?)>")
 
 
