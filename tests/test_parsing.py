@@ -584,3 +584,44 @@ def test_a_calendar_s_td_header_rows_under_an_empty_corner_name_the_columns() ->
     assert "Session II 6 weeks August 4." in text and "Session I, Session I" not in text
     plain = "<table><tr><td></td><td>7</td></tr><tr><td>a</td><td>1</td></tr></table>"  # one labelled row: data
     assert "7" in html_to_text(plain)[0].split("\n")[0]
+
+
+def test_a_first_row_of_labels_in_td_cells_over_dates_and_figures_names_the_columns() -> None:
+    refunds = """<h4>Refund Schedule</h4><table>
+      <tr><td>Course Drop Date</td><td>Refund %</td></tr>
+      <tr><td>By January 3</td><td>100%</td></tr><tr><td>January 5</td><td>50%</td></tr>
+      <tr><td colspan="2">No refunds provided after January 6</td></tr></table>"""
+    assert html_to_text(refunds)[0].splitlines() == [
+        "#### Refund Schedule",
+        "",
+        "Refund Schedule: Course Drop Date By January 3, Refund % 100%.",
+        "Refund Schedule: Course Drop Date January 5, Refund % 50%.",
+        "Refund Schedule: No refunds provided after January 6.",  # a note across the table, read once
+    ]
+    courses = """<table><tr><td>Subject</td><td>Number</td><td>GEP 1</td><td>Days</td><td>Start</td></tr>
+      <tr><td>BIOL</td><td>101</td><td>Science</td><td>MTuWTh</td><td>10:00AM</td></tr>
+      <tr><td>ECON</td><td>101</td><td>Social Science</td><td>MF</td><td>9:30AM</td></tr></table>"""
+    assert "Subject BIOL, Number 101, GEP 1 Science, Days MTuWTh, Start 10:00AM." in html_to_text(courses)[0]
+
+
+def test_a_first_row_of_values_stays_a_row() -> None:
+    fees = """<table><tr><td>Application fee</td><td>$90</td></tr><tr><td>Deposit</td><td>$500</td></tr>
+      <tr><td>Late fee</td><td>$150</td></tr></table>"""  # the first row holds a figure: no header
+    assert html_to_text(fees)[0].splitlines()[0] == "Application fee, $90."
+    people = """<table><tr><td>Jose Alvarado</td><td>Admissions</td></tr><tr><td>Greg Green</td><td>Director</td>
+      </tr><tr><td>Pat Vonesh</td><td>Advising</td></tr></table>"""  # no figures below: nothing says "header"
+    assert html_to_text(people)[0].splitlines()[0] == "Jose Alvarado, Admissions."
+
+
+def test_a_calendar_s_empty_date_cell_takes_the_date_above() -> None:
+    calendar = """<h2>Important Dates</h2><table>
+      <tr><td>January 6</td><td>Last day of the Schedule Adjustment Period</td></tr>
+      <tr><td></td><td>Last day to add courses</td></tr><tr><td></td><td>Last day to audit</td></tr>
+      <tr><td>January 18</td><td>Last day to drop with a W</td></tr></table>"""
+    lines = html_to_text(calendar)[0].splitlines()
+    assert "Important Dates: January 6, Last day to add courses." in lines
+    assert "Important Dates: January 6, Last day to audit." in lines
+    assert "\n | Last day to add courses" in html_to_text(calendar, tables="raw")[0]  # raw keeps the cells
+    notes = """<table><tr><th>Item</th><th>Note</th></tr><tr><td>A</td><td>x</td></tr><tr><td></td><td>y</td></tr>
+      <tr><td></td><td>z</td></tr><tr><td></td><td>w</td></tr></table>"""  # a mostly empty first column: none
+    assert "Note y." in html_to_text(notes)[0] and "Item A, Note y" not in html_to_text(notes)[0]
