@@ -306,29 +306,8 @@ def _meta_content(soup: BeautifulSoup, **attrs: str) -> str:
 
 
 MAX_DEPTH = 400  # deeper markup is read flat: the tree walk recurses once per level
-VOID_TAGS = frozenset(
-    {
-        "area",
-        "base",
-        "br",
-        "col",
-        "embed",
-        "hr",
-        "img",
-        "input",
-        "link",
-        "meta",
-        "source",
-        "track",
-        "wbr",
-        "p",
-        "li",
-        "td",
-        "th",
-        "tr",
-        "option",
-    }
-)  # fmt: skip  (also tags whose end is optional)
+VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                       "wbr", "p", "li", "td", "th", "tr", "option"})  # fmt: skip  (also tags whose end is optional)
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*?(/?)>")
 
 

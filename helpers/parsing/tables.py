@@ -47,19 +47,17 @@ def table_to_text(
         lines = [collapse(caption)] if caption_in_raw and caption else []
         lines += [" | ".join(collapse(cell or "") for cell in line) for line in [header, *rows] if any(line)]
         return "\n".join(lines)
-    sentences = (row_to_sentence(caption, [] if _spans_all(row) else header, _cells(row)) for row in rows)
+    sentences = (
+        row_to_sentence(caption, [], [note]) if (note := _spanning_note(row)) else row_to_sentence(caption, header, row)
+        for row in rows
+    )
     return "\n".join(sentence for sentence in sentences if sentence)
 
 
-def _spans_all(row: list[str]) -> bool:
-    """Whether a row is one text across several columns (a note spanning the table), not a row of values."""
+def _spanning_note(row: list[str]) -> str:
+    """The one text of a row that repeats it in every filled cell (a note across the table, colspan), else ""."""
     values = [collapse(cell or "") for cell in row if collapse(cell or "")]
-    return len(values) > 1 and len(set(values)) == 1
-
-
-def _cells(row: list[str]) -> list[str]:
-    """A spanning row as its one text, any other row as it is."""
-    return [collapse(row[0] or "") or next(cell for cell in row if collapse(cell or ""))] if _spans_all(row) else row
+    return values[0] if len(values) > 1 and len(set(values)) == 1 else ""
 
 
 def csv_to_text(text: str, caption: str, *, tables: str = "sentences") -> str:
