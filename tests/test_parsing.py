@@ -625,3 +625,9 @@ def test_a_calendar_s_empty_date_cell_takes_the_date_above() -> None:
     notes = """<table><tr><th>Item</th><th>Note</th></tr><tr><td>A</td><td>x</td></tr><tr><td></td><td>y</td></tr>
       <tr><td></td><td>z</td></tr><tr><td></td><td>w</td></tr></table>"""  # a mostly empty first column: none
     assert "Note y." in html_to_text(notes)[0] and "Item A, Note y" not in html_to_text(notes)[0]
+
+
+def test_every_table_format_fills_an_empty_date_cell_from_the_row_above(tmp_path: Path) -> None:
+    path = write(tmp_path / "calendar.csv", "Date,Event\nJanuary 6,Last day to add\n,Last day to audit\nJanuary 18,Drop\n")
+    (doc,) = parse(path, root=tmp_path)
+    assert "Date January 6, Event Last day to audit." in doc.text.splitlines()[1]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from itertools import pairwise
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from bs4.element import CData, Declaration, Doctype, ProcessingInstruction
@@ -214,24 +213,9 @@ def _table_text(table: Tag, tables: str) -> str:
         header_rows = _corner_header(grid) or _label_row_header(grid)
     width = max((len(row) for row in header_rows), default=0)
     header = [" ".join(dict.fromkeys(r[i] for r in header_rows if i < len(r) and r[i])) for i in range(width)]
-    body = [row for row, _ in grid]
-    if tables != "raw":
-        _fill_down_labels(body)
-    return table_to_text(caption, header, body, tables=tables, caption_in_raw=caption_tag is not None)
-
-
-def _fill_down_labels(rows: list[list[str]]) -> None:
-    """Give a row with an empty first cell the label of the row above, where the label column is mostly filled.
-
-    Calendars write one date over several events by leaving the date cell of the later rows empty
-    ("| January 6 | Last day to add |" then "| | Last day to drop |"); read row by row, the second event would
-    have no date. A table whose first column is mostly empty is left as it is (an empty cell there means none).
-    """
-    if sum(bool(row and row[0]) for row in rows) * 2 < len(rows):
-        return
-    for above, row in pairwise(rows):
-        if row and not row[0] and any(row[1:]) and above and above[0]:
-            row[0] = above[0]
+    return table_to_text(
+        caption, header, [row for row, _ in grid], tables=tables, caption_in_raw=caption_tag is not None
+    )
 
 
 def _list_lines(lst: Tag, depth: int = 0) -> list[str]:

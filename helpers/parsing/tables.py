@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from itertools import pairwise
 
 from helpers.parsing.base import MAX_BYTES, collapse
 
@@ -47,11 +48,28 @@ def table_to_text(
         lines = [collapse(caption)] if caption_in_raw and caption else []
         lines += [" | ".join(collapse(cell or "") for cell in line) for line in [header, *rows] if any(line)]
         return "\n".join(lines)
+    rows = _filled_down(rows)
     sentences = (
         row_to_sentence(caption, [], [note]) if (note := _spanning_note(row)) else row_to_sentence(caption, header, row)
         for row in rows
     )
     return "\n".join(sentence for sentence in sentences if sentence)
+
+
+def _filled_down(rows: Sequence[list[str]]) -> list[list[str]]:
+    """The rows, a row with an empty first cell given the label of the row above where that column is mostly filled.
+
+    Calendars write one date over several events by leaving the date cell of the later rows empty
+    ("| January 6 | Last day to add |" then "| | Last day to drop |"); read row by row, the second event would
+    have no date. A table whose first column is mostly empty is left as it is (an empty cell there means none).
+    """
+    rows = [list(row) for row in rows]
+    if sum(bool(row and (row[0] or "").strip()) for row in rows) * 2 < len(rows):
+        return rows
+    for above, row in pairwise(rows):
+        if row and not (row[0] or "").strip() and any((cell or "").strip() for cell in row[1:]) and above and above[0]:
+            row[0] = above[0]
+    return rows
 
 
 def _spanning_note(row: list[str]) -> str:
