@@ -628,6 +628,7 @@ def test_a_calendar_s_empty_date_cell_takes_the_date_above() -> None:
 
 
 def test_every_table_format_fills_an_empty_date_cell_from_the_row_above(tmp_path: Path) -> None:
-    path = write(tmp_path / "calendar.csv", "Date,Event\nJanuary 6,Last day to add\n,Last day to audit\nJanuary 18,Drop\n")
+    calendar = "Date,Event\nJanuary 6,Last day to add\n,Last day to audit\nJanuary 18,Drop\n"
+    path = write(tmp_path / "calendar.csv", calendar)
     (doc,) = parse(path, root=tmp_path)
     assert "Date January 6, Event Last day to audit." in doc.text.splitlines()[1]
