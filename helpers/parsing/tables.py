@@ -74,7 +74,7 @@ def _filled_down(rows: Sequence[list[str]]) -> list[list[str]]:
 
 def _spanning_note(row: list[str]) -> str:
     """The one text of a row that repeats it in every filled cell (a note across the table, colspan), else ""."""
-    values = [collapse(cell or "") for cell in row if collapse(cell or "")]
+    values = [text for text in (collapse(cell or "") for cell in row) if text]
     return values[0] if len(values) > 1 and len(set(values)) == 1 else ""
 
 
