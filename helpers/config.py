@@ -248,6 +248,7 @@ class GenerationSettings:
     short_style: str = "forced"  # the short-answer prompt: "phrase", "yes_no" (yes/no first), "forced" (no "unknown")
     refusal_threshold: float = 0.3  # best dense score below this: the fixed refusal, no LLM call (notebook 07)
     support_floor: float = 0.0  # short answers: refuse one with less than this share of its words in the passages
+    passage_titles: bool = False  # each passage the reader sees starts with its document's title, "(Title) text"
 
     def __post_init__(self) -> None:
         _check_positive(self, "context_tokens")

@@ -192,7 +192,7 @@ class RAGPipeline:
         answer = generate_answer(
             verdict.question, hits, self.llm, mode=mode, examples=examples, budget=budget,
             refusal_threshold=self.settings.refusal_threshold, on_token=on_token, style=self.settings.short_style,
-            support_floor=self.settings.support_floor,
+            support_floor=self.settings.support_floor, titles=self.settings.passage_titles,
         )  # fmt: skip
         answer.question = question  # the student's words, not the guard's cleaned version
         answer.timings = {"retrieve": retrieved - start, **answer.timings, "total": time.perf_counter() - start}

@@ -304,3 +304,20 @@ def test_the_forced_style_drops_only_the_instruction_s_refusal_clause():
     assert forced[0] == phrase[0] and forced[0]["content"] == SYSTEM_PROMPT
     assert SHORT_REFUSAL in [m["content"] for m in forced if m["role"] == "assistant"]  # the worked refusal stays
     assert build_messages("When?", [], "sentence", style="forced") == build_messages("When?", [], "sentence")
+
+
+def test_passage_titles_put_each_documents_title_before_its_passage_inside_the_budget() -> None:
+    hits = [Hit("a", "Classes start May 26.", {"title": "Summer Session"}, {"dense": 0.6}),
+            Hit("b", "No title here.", {}, {"dense": 0.5}),
+            Hit("c", "Winter Session dates follow.", {"title": "Winter Session"}, {"dense": 0.4})]  # fmt: skip
+    plain = generate_answer("When?", hits, FakeLLM("May 26 [1]"), mode="short")
+    shown = generate_answer("When?", hits, FakeLLM("May 26 [1]"), mode="short", titles=True)
+    assert "[1] Classes start May 26." in plain.messages[-1]["content"]
+    context = shown.messages[-1]["content"]
+    assert "[1] (Summer Session) Classes start May 26." in context and "[2] No title here." in context
+    assert "[3] Winter Session dates follow." in context  # a text that starts with its title is not titled twice
+    assert shown.citations[0].source == plain.citations[0].source
+    tight = TokenBudget(context=count_tokens("Classes start May 26.") + 4)  # room for the first text, untitled
+    assert len(generate_answer("When?", hits, FakeLLM("x"), mode="short", budget=tight).hits) == 1
+    assert not generate_answer("When?", hits, FakeLLM("x"), mode="short", budget=tight, titles=True).hits
+    assert shown.prompt_tokens > plain.prompt_tokens

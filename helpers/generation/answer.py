@@ -42,6 +42,23 @@ _REFUSAL_PHRASES = ("i don't know", "i do not know", "not contain", "no informat
 SECTION_KEYS = ("section_path", "heading", "slide_title", "sheet")
 
 
+TITLE_WORDS = 12  # a title longer than this is cut: it names the page, the passage carries the facts
+
+
+def titled(hit: Hit) -> Hit:
+    """A copy of `hit` whose text starts with its document's title in brackets, when it has one.
+
+    >>> titled(Hit("n1", "Classes start May 26.", {"title": "Summer Session"})).text
+    '(Summer Session) Classes start May 26.'
+
+    A text that already starts with its title (a chunker that writes headings in) is left as it is.
+    """
+    title = " ".join(str(hit.metadata.get("title") or "").split()[:TITLE_WORDS])
+    if not title or hit.text.startswith(title):
+        return hit
+    return Hit(hit.node_id, f"({title}) {hit.text}", hit.metadata, dict(hit.scores))
+
+
 def hit_section(metadata: Mapping[str, Any]) -> str:
     """The section a hit's metadata names (see SECTION_KEYS), or ""."""
     return next((str(metadata[key]) for key in SECTION_KEYS if metadata.get(key) not in (None, "")), "")
@@ -168,13 +185,15 @@ def generate_answer(
     style: str = DEFAULT_STYLE,
     template: str = USER_TEMPLATE,
     support_floor: float = 0.0,
+    titles: bool = False,
 ) -> Answer:
     """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style;
     `template`: the user turn's template (`prompts.USER_TEMPLATE`, or the app's edited one).
 
     `budget` defaults to the configured window shares (`TokenBudget()`); `refusal_threshold` 0 means no similarity
     floor (the pipeline and the app pass the configured `refusal_threshold`); `support_floor`: a short answer with
-    less than this share of its words in the passages is refused (`answer_support`; 0 keeps every answer).
+    less than this share of its words in the passages is refused (`answer_support`; 0 keeps every answer);
+    `titles`: each passage starts with its document's title (`titled`), inside the context budget.
     """
     budget = budget or TokenBudget()
     # 1. nothing close enough: the fixed fallback, no LLM call
@@ -182,7 +201,7 @@ def generate_answer(
         return Answer(question, REFUSAL, [], list(hits), [], status="no_context")
     # 2. fit the passages into what the window leaves for context
     fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], mode, examples, style, template))
-    used = fit_context(hits, budget.context_room(fixed))
+    used = fit_context([titled(hit) for hit in hits] if titles else hits, budget.context_room(fixed))
     messages = build_messages(question, used, mode, examples, style, template)
     # 3. ask the model, then tidy the reply
     max_tokens = budget.answer if mode == "sentence" else min(budget.answer, SHORT_MAX_TOKENS)
