@@ -249,6 +249,7 @@ class GenerationSettings:
     refusal_threshold: float = 0.3  # best dense score below this: the fixed refusal, no LLM call (notebook 07)
     support_floor: float = 0.0  # short answers: refuse one with less than this share of its words in the passages
     passage_titles: bool = False  # each passage the reader sees starts with its document's title, "(Title) text"
+    best_passage_last: bool = False  # number the kept passages worst first, so the best sits next to the question
 
     def __post_init__(self) -> None:
         _check_positive(self, "context_tokens")

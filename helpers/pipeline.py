@@ -193,6 +193,7 @@ class RAGPipeline:
             verdict.question, hits, self.llm, mode=mode, examples=examples, budget=budget,
             refusal_threshold=self.settings.refusal_threshold, on_token=on_token, style=self.settings.short_style,
             support_floor=self.settings.support_floor, titles=self.settings.passage_titles,
+            best_last=self.settings.best_passage_last,
         )  # fmt: skip
         answer.question = question  # the student's words, not the guard's cleaned version
         answer.timings = {"retrieve": retrieved - start, **answer.timings, "total": time.perf_counter() - start}

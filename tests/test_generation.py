@@ -321,3 +321,14 @@ def test_passage_titles_put_each_documents_title_before_its_passage_inside_the_b
     assert len(generate_answer("When?", hits, FakeLLM("x"), mode="short", budget=tight).hits) == 1
     assert not generate_answer("When?", hits, FakeLLM("x"), mode="short", budget=tight, titles=True).hits
     assert shown.prompt_tokens > plain.prompt_tokens
+
+
+def test_best_passage_last_numbers_the_kept_passages_worst_first_and_citations_follow() -> None:
+    hits = make_hits(3)  # w0 … is the best
+    answer = generate_answer("Q?", hits, FakeLLM("w0 [3]"), mode="short", best_last=True)
+    context = answer.messages[-1]["content"]
+    assert context.index("[1] w2") < context.index("[2] w1") < context.index("[3] w0") < context.index("Question:")
+    assert [c.source for c in answer.citations] == ["doc0.md"]
+    tight = TokenBudget(context=2 * (count_tokens(hits[0].text) + 4))  # room for the two best
+    kept = generate_answer("Q?", hits, FakeLLM("x"), budget=tight, best_last=True).hits
+    assert [hit.node_id for hit in kept] == ["id1", "id0"]

@@ -169,7 +169,7 @@ class AppEngine:
                 verdict.question, hits, self.llm(knobs.model), mode=knobs.mode, budget=self.budget,
                 refusal_threshold=knobs.refuse_below, on_token=on_token, style=self.settings.short_style,
                 support_floor=self.settings.support_floor, template=knobs.template,
-                titles=self.settings.passage_titles,
+                titles=self.settings.passage_titles, best_last=self.settings.best_passage_last,
             )  # fmt: skip
         except LLMError as err:
             message = NO_ENDPOINT if str(err) == NO_ENDPOINT else f"The model did not answer: {err}. {UNREACHABLE_HINT}"

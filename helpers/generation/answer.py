@@ -186,6 +186,7 @@ def generate_answer(
     template: str = USER_TEMPLATE,
     support_floor: float = 0.0,
     titles: bool = False,
+    best_last: bool = False,
 ) -> Answer:
     """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style;
     `template`: the user turn's template (`prompts.USER_TEMPLATE`, or the app's edited one).
@@ -193,7 +194,8 @@ def generate_answer(
     `budget` defaults to the configured window shares (`TokenBudget()`); `refusal_threshold` 0 means no similarity
     floor (the pipeline and the app pass the configured `refusal_threshold`); `support_floor`: a short answer with
     less than this share of its words in the passages is refused (`answer_support`; 0 keeps every answer);
-    `titles`: each passage starts with its document's title (`titled`), inside the context budget.
+    `titles`: each passage starts with its document's title (`titled`), inside the context budget; `best_last`:
+    the passages that fit are numbered worst first, so the best one is the last before the question.
     """
     budget = budget or TokenBudget()
     # 1. nothing close enough: the fixed fallback, no LLM call
@@ -202,6 +204,7 @@ def generate_answer(
     # 2. fit the passages into what the window leaves for context
     fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], mode, examples, style, template))
     used = fit_context([titled(hit) for hit in hits] if titles else hits, budget.context_room(fixed))
+    used = used[::-1] if best_last else used  # the budget still cuts the worst: reversed after fitting
     messages = build_messages(question, used, mode, examples, style, template)
     # 3. ask the model, then tidy the reply
     max_tokens = budget.answer if mode == "sentence" else min(budget.answer, SHORT_MAX_TOKENS)
