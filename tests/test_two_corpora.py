@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -209,3 +210,17 @@ def test_refusal_rules_score_every_rule_on_the_same_questions() -> None:
         "prompted": 0.5, "forced": 0.5, "forced, refused below support 0.5": 1.0,
     }  # fmt: skip
     assert table.loc["prompted", "refused (answerable)"] == 1.0
+
+
+def test_sweep_results_and_answer_rows_read_one_named_run_when_exact(tmp_path: Path) -> None:
+    from helpers.evaluation.two_corpora import answer_rows, sweep_results
+
+    for name, setup in (("test_reader", "old"), ("test_reader_other", "new")):
+        record = {"date": "2026-11-28T00:00:00", "machine": {"load_average_start": [0.5]}, "rows": [{"set-up": setup}]}
+        (tmp_path / f"realworld_{name}.json").write_text(json.dumps(record))
+        pd.DataFrame([{"corpus": "real", "set-up": setup, "id": "q1"}]).to_csv(
+            tmp_path / f"realworld_{name}_answers.csv", index=False
+        )
+    assert sorted(sweep_results("test_reader", tmp_path)["set-up"]) == ["new", "old"]
+    assert list(sweep_results("test_reader", tmp_path, exact=True)["set-up"]) == ["old"]
+    assert list(answer_rows("test_reader", tmp_path, exact=True)["set-up"]) == ["old"]

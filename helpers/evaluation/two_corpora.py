@@ -294,12 +294,15 @@ def sweep_questions(rows: pd.DataFrame, **where: Any) -> dict[str, int]:
     return {str(corpus): int(count) for corpus, count in rows.groupby("corpus")["questions"].max().items()}
 
 
-def sweep_results(stage: str, folder: Path) -> pd.DataFrame:
-    """The rows `python -m bench.realworld <stage>` wrote into `folder` (every corpus), with when they were measured."""
+def sweep_results(stage: str, folder: Path, exact: bool = False) -> pd.DataFrame:
+    """The rows `python -m bench.realworld <stage>` wrote into `folder` (every corpus), with when they were measured.
+
+    Every `realworld_<stage>*.json` file is read, or with `exact` only `realworld_<stage>.json` (one named run).
+    """
     import json
 
     frames = []
-    for path in sorted(Path(folder).glob(f"realworld_{stage}*.json")):
+    for path in sorted(Path(folder).glob(f"realworld_{stage}{'' if exact else '*'}.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
         frame = pd.DataFrame(record["rows"])
         frame["measured"] = f"{record['date'][:10]}, load {record['machine']['load_average_start'][0]:.1f}"
@@ -433,9 +436,12 @@ def reader_verdict(rows: pd.DataFrame, small: str, large: str, max_slowdown: flo
     return verdict.round(3)
 
 
-def answer_rows(stage: str, folder: Path) -> pd.DataFrame:
-    """Every scored answer `python -m bench.realworld <stage>` wrote into `folder` (per corpus, set-up, question)."""
-    paths = sorted(Path(folder).glob(f"realworld_{stage}*_answers.csv"))
+def answer_rows(stage: str, folder: Path, exact: bool = False) -> pd.DataFrame:
+    """Every scored answer `python -m bench.realworld <stage>` wrote into `folder` (per corpus, set-up, question).
+
+    Every `realworld_<stage>*_answers.csv` file is read, or with `exact` only `realworld_<stage>_answers.csv`.
+    """
+    paths = sorted(Path(folder).glob(f"realworld_{stage}{'' if exact else '*'}_answers.csv"))
     if not paths:
         raise FileNotFoundError(f"no answers of `python -m bench.realworld {stage}` under {folder}")
     frame = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
