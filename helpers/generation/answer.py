@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from helpers.config import GenerationSettings
 from helpers.generation.budget import TokenBudget, count_tokens, fit_context
 from helpers.generation.guard import clean_output
 from helpers.generation.prompts import (
@@ -32,6 +33,7 @@ from helpers.llm.client import LLM, Completion
 from helpers.metrics.answers import answer_support
 from helpers.types import Hit
 
+BEST_LAST = GenerationSettings().best_passage_last  # the configured default (helpers.config)
 SHORT_MAX_TOKENS = 48  # a short phrase never needs more; a rambling 0.5B model would otherwise take seconds
 STATUSES = ("answered", "refused", "no_context", "rejected")
 _REFUSAL_PHRASES = ("i don't know", "i do not know", "not contain", "no information", "not mentioned", "unknown")
@@ -186,7 +188,7 @@ def generate_answer(
     template: str = USER_TEMPLATE,
     support_floor: float = 0.0,
     titles: bool = False,
-    best_last: bool = False,
+    best_last: bool = BEST_LAST,
 ) -> Answer:
     """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style;
     `template`: the user turn's template (`prompts.USER_TEMPLATE`, or the app's edited one).

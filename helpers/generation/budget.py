@@ -1,15 +1,15 @@
 """Context assembly under a token budget (the UChicago assistant's split: system, context, question, answer, buffer).
 
 The model's window is shared: the answer needs room reserved before the prompt is sent, and the
-context gets what the system prompt, examples and question leave, capped by its own share. Chunks go
-in rank order (best first, numbered [1], [2] …, so the most relevant passage sits at the top, where
-small models look). Every chunk that fits goes in whole; the first one that does not is cut at a word
-boundary if a useful piece still fits (marked " …"), and the rest are dropped — so a truncation
-always loses the lowest-ranked text. Tokens are counted with tiktoken cl100k_base (the kit's tokenizer);
-the buffer absorbs the difference to the model's own tokenizer. The fitting itself is the slot "budget"
-(`fit_passages` on the passages' texts; a student's function replaces it through `helpers.mechanisms.use`),
-and `fit_context` maps the texts it keeps back to their hits. What it leaves out: summarising chunks
-to fit, reordering for "lost in the middle".
+context gets what the system prompt, examples and question leave, capped by its own share. Chunks are
+fitted in rank order, best first: every chunk that fits goes in whole; the first one that does not is cut
+at a word boundary if a useful piece still fits (marked " …"), and the rest are dropped — so a truncation
+always loses the lowest-ranked text. (`best_passage_last` then numbers the kept passages worst first, so
+the best sits right above the question: `generation.answer`.) Tokens are counted
+with tiktoken cl100k_base (the kit's tokenizer); the buffer absorbs the difference to the model's own
+tokenizer. The fitting itself is the slot "budget" (`fit_passages` on the passages' texts; a student's
+function replaces it through `helpers.mechanisms.use`), and `fit_context` maps the texts it keeps back to
+their hits. What it leaves out: summarising chunks to fit.
 """
 
 from __future__ import annotations
