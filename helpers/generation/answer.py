@@ -33,7 +33,7 @@ from helpers.llm.client import LLM, Completion
 from helpers.metrics.answers import answer_support
 from helpers.types import Hit
 
-BEST_LAST = GenerationSettings().best_passage_last  # the configured default (helpers.config)
+CONFIGURED = GenerationSettings()  # the configured defaults of the passages' titles and order (helpers.config)
 SHORT_MAX_TOKENS = 48  # a short phrase never needs more; a rambling 0.5B model would otherwise take seconds
 STATUSES = ("answered", "refused", "no_context", "rejected")
 _REFUSAL_PHRASES = ("i don't know", "i do not know", "not contain", "no information", "not mentioned", "unknown")
@@ -187,8 +187,8 @@ def generate_answer(
     style: str = DEFAULT_STYLE,
     template: str = USER_TEMPLATE,
     support_floor: float = 0.0,
-    titles: bool = False,
-    best_last: bool = BEST_LAST,
+    titles: bool = CONFIGURED.passage_titles,
+    best_last: bool = CONFIGURED.best_passage_last,
 ) -> Answer:
     """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style;
     `template`: the user turn's template (`prompts.USER_TEMPLATE`, or the app's edited one).
