@@ -48,7 +48,7 @@ from helpers.evaluation.two_corpora import (
 
 OLD_DEFAULTS: dict[str, Any] = dict(
     chunk_strategy="recursive_chars", chunk_size=0, chunk_overlap=-1, retriever="hybrid_rrf", hybrid_pool=30,
-    top_k=4, context_tokens=1500,
+    top_k=4, context_tokens=1500, bm25_tokenizer="kit", best_passage_last=False,
 )  # fmt: skip
 CHUNKINGS: dict[str, dict[str, Any]] = {
     "recursive 500/50 (old)": dict(chunk_strategy="recursive_chars", chunk_size=0, chunk_overlap=-1),
@@ -58,19 +58,20 @@ CHUNKINGS: dict[str, dict[str, Any]] = {
     "recursive 1500/150": dict(chunk_strategy="recursive_chars", chunk_size=1500, chunk_overlap=150),
     "sections merged": dict(chunk_strategy="header_sections_merged", chunk_size=0, chunk_overlap=-1),
 }
+KIT_TOKENS = dict(bm25_tokenizer="kit")  # the BM25 tokenizer the unsuffixed rows were measured with
 RETRIEVALS: dict[str, dict[str, Any]] = {
-    "rrf pool 30 (old)": dict(retriever="hybrid_rrf", hybrid_pool=30),
-    "rrf pool 50": dict(retriever="hybrid_rrf", hybrid_pool=50),
-    "weighted 0.5 pool 50": dict(retriever="hybrid", hybrid_alpha=0.5, hybrid_pool=50),
-    "weighted 0.3 pool 50": dict(retriever="hybrid", hybrid_alpha=0.3, hybrid_pool=50),
-    "weighted 0.7 pool 50": dict(retriever="hybrid", hybrid_alpha=0.7, hybrid_pool=50),
+    "rrf pool 30 (old)": dict(retriever="hybrid_rrf", hybrid_pool=30, **KIT_TOKENS),
+    "rrf pool 50": dict(retriever="hybrid_rrf", hybrid_pool=50, **KIT_TOKENS),
+    "weighted 0.5 pool 50": dict(retriever="hybrid", hybrid_alpha=0.5, hybrid_pool=50, **KIT_TOKENS),
+    "weighted 0.3 pool 50": dict(retriever="hybrid", hybrid_alpha=0.3, hybrid_pool=50, **KIT_TOKENS),
+    "weighted 0.7 pool 50": dict(retriever="hybrid", hybrid_alpha=0.7, hybrid_pool=50, **KIT_TOKENS),
     "rrf pool 50 stemmed": dict(retriever="hybrid_rrf", hybrid_pool=50, bm25_tokenizer="stemmed"),
     "weighted 0.5 pool 50 stemmed": dict(
         retriever="hybrid", hybrid_alpha=0.5, hybrid_pool=50, bm25_tokenizer="stemmed"
     ),
     "weighted 0.5 pool 50 dates": dict(retriever="hybrid", hybrid_alpha=0.5, hybrid_pool=50, bm25_tokenizer="dates"),
     "dense": dict(retriever="dense"),
-    "bm25": dict(retriever="bm25"),
+    "bm25": dict(retriever="bm25", **KIT_TOKENS),
 }
 TOP_KS = (3, 4, 5, 6, 8)
 BUDGETS: dict[str, dict[str, Any]] = {  # eight chunks retrieved, the context cut to a budget (lowest ranks go first)

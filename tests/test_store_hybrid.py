@@ -230,7 +230,7 @@ def test_an_old_collection_gets_its_vectors_in_place(tmp_path: Path, backend: st
         old = KitStore(client, "course", 8)
         old.upsert_nodes(nodes)
         assert not old.keeps_keywords and "has no BM25 vectors" in (old.keywords_problem("kit") or "")
-        settings = RetrievalSettings(bm25_backend="store")
+        settings = RetrievalSettings(bm25_backend="store", bm25_tokenizer=KEYWORDS.tokenizer)
         with pytest.warns(UserWarning, match=r"bm25_backend = 'store': .* has no BM25 vectors.*in this kernel") as w:
             retriever = make_retriever("hybrid", old, None, settings, expand=False)  # type: ignore[arg-type]
         assert isinstance(retriever, HybridRetriever)
