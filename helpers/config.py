@@ -188,7 +188,7 @@ class RetrievalSettings:
     retriever: str = "hybrid"  # min-max weighted fusion of dense and BM25 ("hybrid_rrf": reciprocal rank fusion)
     hybrid_alpha: float = 0.5  # dense weight of the weighted "hybrid" (1 = dense only, 0 = BM25 only)
     rrf_k: int = 60  # reciprocal rank fusion constant, as in the paper that introduced it
-    bm25_tokenizer: str = "kit"  # "kit" (codes joined, numbers kept), "stemmed" ("fees" -> "fee"), "dates" (calendars)
+    bm25_tokenizer: str = "stemmed"  # codes joined, numbers kept, plurals stripped ("fees" -> "fee"); "kit", "dates"
     hybrid_pool: int = 50  # candidates each side of a hybrid retriever returns before fusion
     # "kernel": bm25s fitted here on every chunk; "store": BM25 vectors inside Qdrant; "auto": inside Qdrant on a server
     # or qdrant-edge, in the kernel with qdrant-client's local mode (whose points live in this process anyway)
@@ -249,7 +249,7 @@ class GenerationSettings:
     refusal_threshold: float = 0.3  # best dense score below this: the fixed refusal, no LLM call (notebook 07)
     support_floor: float = 0.0  # short answers: refuse one with less than this share of its words in the passages
     passage_titles: bool = False  # each passage the reader sees starts with its document's title, "(Title) text"
-    best_passage_last: bool = False  # number the kept passages worst first, so the best sits next to the question
+    best_passage_last: bool = True  # number the kept passages worst first, so the best sits next to the question
 
     def __post_init__(self) -> None:
         _check_positive(self, "context_tokens")
