@@ -49,6 +49,7 @@ RERANKERS = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # the names
 BM25_TOKENIZERS = ("kit", "stemmed", "dates")  # helpers.retrieval.bm25.TOKENIZERS
 BM25_BACKENDS = ("auto", "kernel", "store")  # where BM25 ranks: by store, bm25s in this process, Qdrant's vectors
 SHORT_STYLES = ("phrase", "yes_no", "forced")  # helpers.generation.prompts.SHORT_STYLES
+WORKED_EXAMPLES = ("both", "refusal", "none")  # helpers.generation.prompts.worked_examples
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is unset (helpers.store.client.connect)
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
@@ -250,10 +251,12 @@ class GenerationSettings:
     support_floor: float = 0.0  # short answers: refuse one with less than this share of its words in the passages
     passage_titles: bool = False  # each passage the reader sees starts with its document's title, "(Title) text"
     best_passage_last: bool = True  # number the kept passages worst first, so the best sits next to the question
+    worked_examples: str = "both"  # fixed worked turns before the question: "both" (answer, refusal), "refusal", "none"
 
     def __post_init__(self) -> None:
         _check_positive(self, "context_tokens")
         _check_choice("short_style", self.short_style, SHORT_STYLES)
+        _check_choice("worked_examples", self.worked_examples, WORKED_EXAMPLES)
         if not 0.0 <= self.support_floor <= 1.0:
             raise ConfigError(f"support_floor must be between 0 (off) and 1, got {self.support_floor}")
 

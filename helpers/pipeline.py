@@ -33,6 +33,7 @@ from helpers.generation import (
     closed_book_answer,
     generate_answer,
     make_llm,
+    worked_examples,
 )
 from helpers.store import KitStore, connect
 from helpers.store.client import bm25_in_store
@@ -172,9 +173,9 @@ class RAGPipeline:
     ) -> Answer:
         """Guard, retrieve, prompt, generate: a grounded answer with numbered citations, or a refusal.
 
-        `retriever` replaces the configured one, `mode` is "sentence" or "short", `examples` replaces the two
-        fixed worked examples, `on_token` receives the answer as it streams, `closed_book` skips retrieval
-        (the baseline: the model answers from memory, short-answer mode).
+        `retriever` replaces the configured one, `mode` is "sentence" or "short", `examples` replaces the
+        configured worked examples (`worked_examples`), `on_token` receives the answer as it streams, `closed_book`
+        skips retrieval (the baseline: the model answers from memory, short-answer mode).
         """
         start = time.perf_counter()
         # 1. the input guard: an injection alone is rejected, an injection attached to a question is cut off
@@ -190,7 +191,8 @@ class RAGPipeline:
         # 3. refusal fallback, budgeted prompt, LLM, clean-up, citations
         budget = TokenBudget.from_settings(self.settings)
         answer = generate_answer(
-            verdict.question, hits, self.llm, mode=mode, examples=examples, budget=budget,
+            verdict.question, hits, self.llm, mode=mode, budget=budget,
+            examples=worked_examples(self.settings.worked_examples) if examples is None else examples,
             refusal_threshold=self.settings.refusal_threshold, on_token=on_token, style=self.settings.short_style,
             support_floor=self.settings.support_floor, titles=self.settings.passage_titles,
             best_last=self.settings.best_passage_last,

@@ -31,6 +31,7 @@ from helpers.generation import (
     fit_context,
     generate_answer,
     strip_citations,
+    worked_examples,
 )
 from helpers.types import Hit
 
@@ -332,3 +333,35 @@ def test_best_passage_last_numbers_the_kept_passages_worst_first_and_citations_f
     tight = TokenBudget(context=2 * (count_tokens(hits[0].text) + 4))  # room for the two best
     kept = generate_answer("Q?", hits, FakeLLM("x"), budget=tight, best_last=True).hits
     assert [hit.node_id for hit in kept] == ["id1", "id0"]
+
+
+def test_worked_examples_setting_picks_the_fixed_turns_and_frees_their_tokens_for_context() -> None:
+    """The fake LLM (no model) only records; what is checked is the prompt the setting builds."""
+    hits = make_hits(3)
+    choices = ("both", "refusal", "none")
+    turns = {which: build_messages("Q?", hits, "short", worked_examples(which)) for which in choices}
+    replies = {which: [m["content"] for m in messages if m["role"] == "assistant"] for which, messages in turns.items()}
+    assert replies == {"both": ["$40 per quarter", "unknown"], "refusal": ["unknown"], "none": []}
+    assert build_messages("Q?", hits, "short") == turns["both"]  # the default is both turns
+    tokens = {which: sum(count_tokens(m["content"]) for m in messages) for which, messages in turns.items()}
+    assert tokens["none"] < tokens["refusal"] < tokens["both"]
+    with pytest.raises(ValueError, match="worked examples must be one of"):
+        worked_examples("three")
+
+
+def test_the_pipeline_prompt_follows_the_worked_examples_setting(tmp_path: Path) -> None:
+    """Fake LLM (no model), no store: the configured turns reach the prompt, an explicit list still wins."""
+    from helpers.pipeline import RAGPipeline
+
+    settings = get_settings().replace(worked_examples="none", data_dir=tmp_path)
+    pipeline = RAGPipeline(settings)
+    pipeline.__dict__["llm"] = FakeLLM("w0 [1]")
+
+    class Fixed:
+        def retrieve(self, question: str, k: int) -> list[Hit]:
+            return make_hits(2)
+
+    answer = pipeline.ask("Q?", retriever=Fixed(), mode="short")
+    assert [m["role"] for m in answer.messages] == ["system", "user"]
+    shown = pipeline.ask("Q?", retriever=Fixed(), mode="short", examples=worked_examples("refusal"))
+    assert [m["role"] for m in shown.messages] == ["system", "user", "assistant", "user"]

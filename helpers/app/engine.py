@@ -34,6 +34,7 @@ from helpers.generation import (
     check_input,
     generate_answer,
     make_llm,
+    worked_examples,
 )
 from helpers.pipeline import RAGPipeline
 from helpers.types import Hit
@@ -125,7 +126,7 @@ class AppEngine:
         if model == "local":
             llm = self.llm("local")
             raw = getattr(llm, "llm", llm)  # past the answer cache: the model itself must see the prefix
-            prefix = build_messages("Hello?", [])
+            prefix = build_messages("Hello?", [], examples=worked_examples(self.settings.worked_examples))
             raw.prime(prefix) if hasattr(raw, "prime") else raw.chat(prefix, 1)
 
     def start_warm_up(self, knobs: Knobs | None = None, step: Callable[[str], None] = lambda _: None) -> None:
@@ -169,6 +170,7 @@ class AppEngine:
                 verdict.question, hits, self.llm(knobs.model), mode=knobs.mode, budget=self.budget,
                 refusal_threshold=knobs.refuse_below, on_token=on_token, style=self.settings.short_style,
                 support_floor=self.settings.support_floor, template=knobs.template,
+                examples=worked_examples(self.settings.worked_examples),
                 titles=self.settings.passage_titles, best_last=self.settings.best_passage_last,
             )  # fmt: skip
         except LLMError as err:

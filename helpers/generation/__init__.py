@@ -37,6 +37,7 @@ from helpers.generation.prompts import (
     build_messages,
     closed_book_messages,
     format_context,
+    worked_examples,
 )
 from helpers.llm import LLM, CachedLLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM, make_llm
 
@@ -80,4 +81,5 @@ __all__ = [
     "is_refusal",
     "make_llm",
     "strip_citations",
+    "worked_examples",
 ]
