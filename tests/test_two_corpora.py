@@ -62,6 +62,8 @@ def test_context_rows_compare_set_ups_at_equal_budgets(tmp_settings: Settings, t
         pipeline = indexed(corpus, chunked)
         plain = context_rows(pipeline, corpus, pipeline.make_retriever("hybrid"), budgets=(15, 400), k=8)
         widened = context_rows(pipeline, corpus, pipeline.make_retriever("hybrid", window=1), budgets=(15, 400), k=8)
+        pipeline.settings = pipeline.settings.replace(worked_examples="none")
+        bare = context_rows(pipeline, corpus, pipeline.make_retriever("hybrid"), budgets=(15, 400), k=8)
     finally:
         close_all()
     assert [row["budget"] for row in plain] == [15, 400]
@@ -69,6 +71,9 @@ def test_context_rows_compare_set_ups_at_equal_budgets(tmp_settings: Settings, t
         assert rows[0]["context tokens"] <= 15 < rows[1]["context tokens"] <= 400
         assert rows[0]["prompt tokens"] > rows[0]["context tokens"]  # the system prompt and question count too
     assert plain[1]["answer in context"] == widened[1]["answer in context"] == 1.0
+    # without the worked turns the same passages cost fewer prompt tokens
+    assert bare[1]["context tokens"] == plain[1]["context tokens"]
+    assert bare[1]["prompt tokens"] < plain[1]["prompt tokens"] - 50
 
 
 def test_context_at_reads_each_set_up_at_the_largest_budget_within_the_limit() -> None:

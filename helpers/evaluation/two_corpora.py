@@ -117,13 +117,14 @@ def close_all() -> None:
 
 def reader_passages(pipeline: RAGPipeline, question: str, hits: Sequence[Any] | None = None) -> list[Any]:
     """The hits the reader would get: the top-k (given, or retrieved), cut to the context budget as the prompt is."""
-    from helpers.generation import TokenBudget, build_messages, check_input, count_tokens, fit_context
+    from helpers.generation import TokenBudget, build_messages, check_input, count_tokens, fit_context, worked_examples
 
     settings = pipeline.settings
     cleaned = check_input(question).question
     if hits is None:
         hits = pipeline.retriever.retrieve(cleaned, settings.top_k)
-    fixed = sum(count_tokens(m["content"]) for m in build_messages(cleaned, [], "short"))
+    examples = worked_examples(settings.worked_examples)
+    fixed = sum(count_tokens(m["content"]) for m in build_messages(cleaned, [], "short", examples))
     return fit_context(list(hits)[: settings.top_k], TokenBudget.from_settings(settings).context_room(fixed))
 
 
@@ -184,12 +185,13 @@ def context_rows(
     same cost. Also reported: the answer in context for the table and calendar questions alone, and the mean
     prompt tokens (system, examples and question included) the passages make.
     """
-    from helpers.generation import build_messages, check_input, count_tokens
+    from helpers.generation import build_messages, check_input, count_tokens, worked_examples
 
     questions = corpus.answerable
     cleaned = [check_input(question.question).question for question in questions]
     ranked = [retriever.retrieve(text, k) for text in cleaned]
-    fixed = [sum(count_tokens(m["content"]) for m in build_messages(text, [], "short")) for text in cleaned]
+    examples = worked_examples(pipeline.settings.worked_examples)  # the prompt's fixed turns, as the reader gets them
+    fixed = [sum(count_tokens(m["content"]) for m in build_messages(text, [], "short", examples)) for text in cleaned]
     tables = [question.category in TABLE_CATEGORIES for question in questions]
     rows = []
     for budget in budgets:
