@@ -97,6 +97,20 @@ def test_windowed_wraps_any_retriever() -> None:
         Windowed(Fixed([]), Neighbours([]), window=-1)
 
 
+def test_dropped_copies_leave_room_for_the_next_distinct_passages() -> None:
+    """A page repeating one paragraph: the copies go, and the top k is filled from the over-fetched hits."""
+    seminar = "The career seminar is required every quarter of the program"
+    copies = [Hit(f"c{i}", seminar, {"source": "p"}, {}) for i in range(4)]
+    distinct = [Hit(f"d{i}", f"Passage {i} about something else entirely", {"source": "q"}, {}) for i in range(4)]
+    ranking = [*copies, *distinct]
+    plain = Windowed(Fixed(ranking), Neighbours([]), window=0, near_duplicate=0.8)
+    fetched = Windowed(Fixed(ranking), Neighbours([]), window=0, near_duplicate=0.8, fetch_multiplier=2)
+    assert [h.node_id for h in plain.retrieve("q", 4)] == ["c0"]
+    assert [h.node_id for h in fetched.retrieve("q", 4)] == ["c0", "d0", "d1", "d2"]
+    with pytest.raises(ValueError, match="fetch_multiplier"):
+        Windowed(Fixed([]), Neighbours([]), window=0, fetch_multiplier=0)
+
+
 def test_windows_read_from_the_collection_match_windows_read_from_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     """StoreNeighbours asks Qdrant for a hit's source file only, and joins the same passages as Neighbours."""
     from llama_index.core.schema import TextNode

@@ -118,7 +118,8 @@ def make_retriever(
     if window or settings.near_duplicate:
         # the chunks of a fitted BM25 handed in, else each hit's source file asked of Qdrant when needed
         neighbours = Neighbours(params["bm25"].chunks) if params.get("bm25") else StoreNeighbours(store)
-        retriever = Windowed(retriever, neighbours, window, settings.near_duplicate)
+        multiplier = params.get("fetch_multiplier", settings.fetch_multiplier)
+        retriever = Windowed(retriever, neighbours, window, settings.near_duplicate, multiplier)
     # 4. the step in front: query expansion
     if params.get("expand", settings.query_expansion):
         retriever = Expanded(retriever)

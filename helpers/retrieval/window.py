@@ -164,15 +164,26 @@ class Windowed:
         neighbours: Neighbours | StoreNeighbours,
         window: int = 1,
         near_duplicate: float = 0.0,
+        fetch_multiplier: int = 1,
     ) -> None:
         if window < 0:
             raise ValueError(f"window must be 0 or more chunks, got {window}")
+        if fetch_multiplier < 1:
+            raise ValueError(f"fetch_multiplier must be 1 or more, got {fetch_multiplier}")
         self.retriever, self.neighbours, self.window = retriever, neighbours, window
-        self.near_duplicate = near_duplicate
+        self.near_duplicate, self.fetch_multiplier = near_duplicate, fetch_multiplier
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
-        """The inner retriever's top k, each widened; merged hits leave fewer, longer passages."""
-        hits = widen(self.retriever.retrieve(query, k, filters), self.neighbours, self.window)
-        if self.near_duplicate:
-            hits = drop_near_duplicates(hits, self.near_duplicate)
-        return hits
+        """The inner retriever's top k, each widened; merged hits leave fewer, longer passages.
+
+        With `near_duplicate`, k × `fetch_multiplier` chunks are fetched and the copies dropped before the cut to
+        k, so a page that repeats a paragraph does not crowd the distinct chunks out of the top k; after widening,
+        passages that now repeat a better one are dropped too.
+        """
+        if not self.near_duplicate:
+            return widen(self.retriever.retrieve(query, k, filters), self.neighbours, self.window)
+        fetched = self.retriever.retrieve(query, k * self.fetch_multiplier, filters)
+        hits = drop_near_duplicates(fetched, self.near_duplicate)[:k]
+        if not self.window:  # the hits alone: nothing to widen or merge
+            return hits
+        return drop_near_duplicates(widen(hits, self.neighbours, self.window), self.near_duplicate)
