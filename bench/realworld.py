@@ -48,7 +48,7 @@ from helpers.evaluation.two_corpora import (
 
 OLD_DEFAULTS: dict[str, Any] = dict(
     chunk_strategy="recursive_chars", chunk_size=0, chunk_overlap=-1, retriever="hybrid_rrf", hybrid_pool=30,
-    top_k=4, context_tokens=1500, bm25_tokenizer="kit", best_passage_last=False,
+    top_k=4, context_tokens=1500, bm25_tokenizer="kit", best_passage_last=False, near_duplicate=0.0,
 )  # fmt: skip
 CHUNKINGS: dict[str, dict[str, Any]] = {
     "recursive 500/50 (old)": dict(chunk_strategy="recursive_chars", chunk_size=0, chunk_overlap=-1),
@@ -73,6 +73,8 @@ RETRIEVALS: dict[str, dict[str, Any]] = {
     "dense": dict(retriever="dense"),
     "bm25": dict(retriever="bm25", **KIT_TOKENS),
 }
+# Every copy of a passage kept, as when the fusion sweep was measured (`near_duplicate` came later).
+RETRIEVALS = {name: {**params, "near_duplicate": 0.0} for name, params in RETRIEVALS.items()}
 TOP_KS = (3, 4, 5, 6, 8)
 BUDGETS: dict[str, dict[str, Any]] = {  # eight chunks retrieved, the context cut to a budget (lowest ranks go first)
     "defaults (k 4, budget 1500)": dict(top_k=4, context_tokens=1500, short_style="phrase"),  # the defaults then
@@ -215,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retrievals", default="", help="comma-separated names of RETRIEVALS (default all)")
     parser.add_argument("--split", choices=("dev", "test"), default="dev", help="retrieval: the split to sweep")
     parser.add_argument("--tag", default="", help="appended to the results' file names")
-    parser.add_argument("--setups", default="", help="JSON {name: {setting: value}} for the answers stage")
+    parser.add_argument("--setups", default="", help="JSON {name: {setting: value}} for the answers or context stage")
     parser.add_argument("--name", default="", help="results file name (default realworld_<stage><tag>)")
     parser.add_argument("--contexts", default="", help="comma-separated names of CONTEXT_SETUPS (default all)")
     parser.add_argument("--cold-llm-cache", action="store_true", help="no cached answers but the shipped ones")
@@ -241,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.stage in ("context", "fusion"):  # fusion: each of RETRIEVALS on the default chunks, at the budgets
         wanted = tuple(n for n in (args.contexts if args.stage == "context" else args.retrievals).split(",") if n)
         setups = RETRIEVALS if args.stage == "fusion" else CONTEXT_SETUPS
+        setups = json.loads(args.setups) if args.setups else setups  # a named comparison of its own (--name)
         frame = context_stage(base, args.split, names, wanted, record, setups)
         write(record, frame)
         frame["set-up"] = frame["set-up"] + " | budget " + frame.budget.astype(str)

@@ -199,8 +199,8 @@ class RetrievalSettings:
     fetch_multiplier: int = 3
     similarity_threshold: float = 0.0  # drop hits whose final score is below this (0 keeps every hit)
     context_window: int = 0  # chunks added on each side of a hit for the reader (small-to-big); 0 = the hit alone
-    near_duplicate: float = 0.0  # drop a passage whose words are this share of a better one's, from the over-fetched
-    # top_k × fetch_multiplier (0 = keep all)
+    near_duplicate: float = 0.8  # drop a passage whose words are this share of a better one's, from the over-fetched
+    # top_k × fetch_multiplier (0 = keep all): a page that repeats a paragraph no longer fills the top k with it
 
     def __post_init__(self) -> None:
         _check_positive(self, "top_k", "hybrid_pool")

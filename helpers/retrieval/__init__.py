@@ -116,8 +116,11 @@ def make_retriever(
     # 3. what the reader gets: each hit with its neighbouring chunks, touching hits merged, near-copies dropped
     window = params.get("window", settings.context_window)
     if window or settings.near_duplicate:
-        # the chunks of a fitted BM25 handed in, else each hit's source file asked of Qdrant when needed
-        neighbours = Neighbours(params["bm25"].chunks) if params.get("bm25") else StoreNeighbours(store)
+        # the chunks of a fitted BM25 handed in, else each hit's source file asked of Qdrant when needed;
+        # none at all when only copies are dropped (window 0), so nothing reads the collection
+        neighbours = None
+        if window:
+            neighbours = Neighbours(params["bm25"].chunks) if params.get("bm25") else StoreNeighbours(store)
         multiplier = params.get("fetch_multiplier", settings.fetch_multiplier)
         retriever = Windowed(retriever, neighbours, window, settings.near_duplicate, multiplier)
     # 4. the step in front: query expansion

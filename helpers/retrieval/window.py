@@ -161,13 +161,15 @@ class Windowed:
     def __init__(
         self,
         retriever: Retriever,
-        neighbours: Neighbours | StoreNeighbours,
+        neighbours: Neighbours | StoreNeighbours | None,
         window: int = 1,
         near_duplicate: float = 0.0,
         fetch_multiplier: int = 1,
     ) -> None:
         if window < 0:
             raise ValueError(f"window must be 0 or more chunks, got {window}")
+        if window and neighbours is None:
+            raise ValueError("a window needs the neighbouring chunks (Neighbours or StoreNeighbours)")
         if fetch_multiplier < 1:
             raise ValueError(f"fetch_multiplier must be 1 or more, got {fetch_multiplier}")
         self.retriever, self.neighbours, self.window = retriever, neighbours, window
@@ -181,9 +183,11 @@ class Windowed:
         passages that now repeat a better one are dropped too.
         """
         if not self.near_duplicate:
-            return widen(self.retriever.retrieve(query, k, filters), self.neighbours, self.window)
-        fetched = self.retriever.retrieve(query, k * self.fetch_multiplier, filters)
-        hits = drop_near_duplicates(fetched, self.near_duplicate)[:k]
-        if not self.window:  # the hits alone: nothing to widen or merge
+            hits = self.retriever.retrieve(query, k, filters)
+        else:
+            fetched = self.retriever.retrieve(query, k * self.fetch_multiplier, filters)
+            hits = drop_near_duplicates(fetched, self.near_duplicate)[:k]
+        if not self.window or self.neighbours is None:  # the hits alone: nothing to widen or merge
             return hits
-        return drop_near_duplicates(widen(hits, self.neighbours, self.window), self.near_duplicate)
+        widened = widen(hits, self.neighbours, self.window)
+        return drop_near_duplicates(widened, self.near_duplicate) if self.near_duplicate else widened
