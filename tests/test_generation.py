@@ -29,6 +29,7 @@ from helpers.generation import (
     count_tokens,
     extract_citations,
     fit_context,
+    fixed_prompt_tokens,
     generate_answer,
     strip_citations,
     worked_examples,
@@ -347,6 +348,13 @@ def test_worked_examples_setting_picks_the_fixed_turns_and_frees_their_tokens_fo
     assert tokens["none"] < tokens["refusal"] < tokens["both"]
     with pytest.raises(ValueError, match="worked examples must be one of"):
         worked_examples("three")
+
+
+def test_fixed_prompt_tokens_count_the_prompt_without_passages() -> None:
+    for which in ("both", "refusal", "none"):
+        messages = build_messages("Q?", [], "short", worked_examples(which))
+        assert fixed_prompt_tokens("Q?", which) == sum(count_tokens(m["content"]) for m in messages)
+    assert fixed_prompt_tokens("Q?", "none") < fixed_prompt_tokens("Q?", "refusal") < fixed_prompt_tokens("Q?")
 
 
 def test_the_pipeline_prompt_follows_the_worked_examples_setting(tmp_path: Path) -> None:

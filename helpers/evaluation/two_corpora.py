@@ -117,14 +117,13 @@ def close_all() -> None:
 
 def reader_passages(pipeline: RAGPipeline, question: str, hits: Sequence[Any] | None = None) -> list[Any]:
     """The hits the reader would get: the top-k (given, or retrieved), cut to the context budget as the prompt is."""
-    from helpers.generation import TokenBudget, build_messages, check_input, count_tokens, fit_context, worked_examples
+    from helpers.generation import TokenBudget, check_input, fit_context, fixed_prompt_tokens
 
     settings = pipeline.settings
     cleaned = check_input(question).question
     if hits is None:
         hits = pipeline.retriever.retrieve(cleaned, settings.top_k)
-    examples = worked_examples(settings.worked_examples)
-    fixed = sum(count_tokens(m["content"]) for m in build_messages(cleaned, [], "short", examples))
+    fixed = fixed_prompt_tokens(cleaned, settings.worked_examples)
     return fit_context(list(hits)[: settings.top_k], TokenBudget.from_settings(settings).context_room(fixed))
 
 
@@ -185,13 +184,12 @@ def context_rows(
     same cost. Also reported: the answer in context for the table and calendar questions alone, and the mean
     prompt tokens (system, examples and question included) the passages make.
     """
-    from helpers.generation import build_messages, check_input, count_tokens, worked_examples
+    from helpers.generation import check_input, fixed_prompt_tokens
 
     questions = corpus.answerable
     cleaned = [check_input(question.question).question for question in questions]
     ranked = [retriever.retrieve(text, k) for text in cleaned]
-    examples = worked_examples(pipeline.settings.worked_examples)  # the prompt's fixed turns, as the reader gets them
-    fixed = [sum(count_tokens(m["content"]) for m in build_messages(text, [], "short", examples)) for text in cleaned]
+    fixed = [fixed_prompt_tokens(text, pipeline.settings.worked_examples) for text in cleaned]
     tables = [question.category in TABLE_CATEGORIES for question in questions]
     rows = []
     for budget in budgets:
@@ -254,6 +252,11 @@ def side_by_side(rows: Sequence[dict[str, Any]], metric: str, index: str = "set-
     """One row per set-up, one column per corpus for `metric` (rows need `corpus`, `index` and `metric`)."""
     frame = pd.DataFrame(rows)
     return frame.pivot_table(index=index, columns="corpus", values=metric, sort=False).round(3)
+
+
+def side_by_side_metrics(rows: Sequence[dict[str, Any]], metrics: Sequence[str], index: str = "set-up") -> pd.DataFrame:
+    """`side_by_side` for several metrics at once: one group of corpus columns per metric."""
+    return pd.concat({metric: side_by_side(rows, metric, index) for metric in metrics}, axis=1)
 
 
 def pick_default(table: pd.DataFrame, current: str, tolerance: float = 0.0) -> str:

@@ -36,6 +36,7 @@ from helpers.generation.prompts import (
     Example,
     build_messages,
     closed_book_messages,
+    fixed_prompt_tokens,
     format_context,
     worked_examples,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "example_pool",
     "extract_citations",
     "fit_context",
+    "fixed_prompt_tokens",
     "format_context",
     "generate_answer",
     "hit_section",

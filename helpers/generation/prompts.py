@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from helpers.config import GenerationSettings
+from helpers.generation.budget import count_tokens
 from helpers.mechanisms import chosen
 from helpers.types import Hit
 
@@ -101,6 +102,15 @@ def worked_examples(which: str = "both") -> tuple[Example, ...]:
     if which not in chosen_turns:
         raise ValueError(f"worked examples must be one of {tuple(chosen_turns)}, got {which!r}")
     return chosen_turns[which]
+
+
+def fixed_prompt_tokens(question: str, which: str = "both", mode: str = "short") -> int:
+    """The tokens of the prompt without passages: system, the worked turns `which` names, the question's turn.
+
+    The context budget takes what is left of the window after these (`TokenBudget.context_room`).
+    """
+    messages = build_messages(question, [], mode, worked_examples(which))
+    return sum(count_tokens(message["content"]) for message in messages)
 
 
 # The worked yes/no turn of the "yes_no" style (short mode only), after the two fixed examples.
