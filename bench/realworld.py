@@ -7,6 +7,7 @@
     .venv/bin/python -m bench.realworld final --limit 40     # old vs new defaults on the test splits
     .venv/bin/python -m bench.realworld budget --limit 20    # F1 against prompt tokens: the context budget (dev)
     .venv/bin/python -m bench.realworld rules                # refusal rules scored on the reader's dev answers
+    .venv/bin/python -m bench.realworld misses               # where each missed answer stopped, dev and test (no LLM)
 
 `--cold-llm-cache`: no answer from the user cache (it may hold outputs of older code); the shipped answers still serve.
 
@@ -190,6 +191,21 @@ def answer_stage(
     return pd.DataFrame(rows)
 
 
+def misses_stage(base: Settings, names: tuple[str, ...] = CORPORA) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Where the configured pipeline loses each answer, on both splits of each corpus: the shares per stage and
+    the rows per question. The test split is only reported here: nothing is chosen from it."""
+    from helpers.evaluation.misses import anatomy_table, miss_anatomy
+
+    questions = []
+    for split in ("dev", "test"):
+        for corpus in corpora(split, base, names):
+            pipeline = indexed(corpus, tuning_settings(corpus, base))
+            questions.append(miss_anatomy(pipeline, corpus.answerable).assign(corpus=corpus.name, split=split))
+            close_all()
+    rows = pd.concat(questions, ignore_index=True)
+    return anatomy_table(rows).reset_index(), rows
+
+
 def sample(questions: Sequence[Question], limit: int | None, seed: int = 0) -> list[Question]:
     """A seeded random `limit` of the questions (all when None), in their file order: the same on every run."""
     if not limit or limit >= len(questions):
@@ -210,7 +226,8 @@ def write(record: Record, frame: pd.DataFrame, extra: dict[str, Any] | None = No
 def main(argv: list[str] | None = None) -> int:
     """Run one stage, print its table, write its results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("retrieval", "context", "fusion", "answers", "final", "budget", "rules"))
+    stages = ("retrieval", "context", "fusion", "answers", "final", "budget", "rules", "misses")
+    parser.add_argument("stage", choices=stages)
     parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
     parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
     parser.add_argument("--chunkings", default="", help="comma-separated names of CHUNKINGS (retrieval; default all)")
@@ -239,6 +256,12 @@ def main(argv: list[str] | None = None) -> int:
         frame = refusal_rules(answer_rows(RULES_ANSWERS, RESULTS_DIR), RULES_BASE, RULES_FORCED, SUPPORT_FLOORS)
         write(record, frame, {"answers": f"realworld_{RULES_ANSWERS}_answers.csv"})
         print(side_by_side(frame.to_dict("records"), "F1 (all questions)", index="rule").round(3).to_string())
+        return 0
+    if args.stage == "misses":  # no model call: each answerable question's stage, dev and test
+        frame, questions = misses_stage(base, names)
+        write(record, frame)
+        questions.to_csv(RESULTS_DIR / f"{record.name}_questions.csv", index=False)
+        print(frame.round(3).to_string())
         return 0
     if args.stage in ("context", "fusion"):  # fusion: each of RETRIEVALS on the default chunks, at the budgets
         wanted = tuple(n for n in (args.contexts if args.stage == "context" else args.retrievals).split(",") if n)

@@ -1,0 +1,136 @@
+"""Where an answer is lost between the documents and the reader's prompt: one stage per question.
+
+Answer in context says how often the reader gets the answer; this says, for each question it does not, where the
+answer stopped. The stages, from the prompt back to the documents:
+
+- "in context": a passage the reader gets holds the reference answer;
+- "cut by the budget": one of the top-k hits holds it, but that hit did not fit the context budget whole;
+- "below the top k": a hit further down the first `depth` holds it (the ranking put it too low);
+- "beyond the depth": a stored chunk holds it, the retriever ranks it below the first `depth`;
+- "in no chunk": no chunk holds it word for word: the answer is composed (a sum, a comparison), worded
+  otherwise in the documents, or split across two chunks.
+
+The first three together are what a perfect reranker of the first `depth` hits could put in front of the reader
+at the same budget (`reranker_ceiling`); "in no chunk" is out of reach of any ranking.
+
+    >>> frame = pd.DataFrame({"stage": ["in context", "below the top k", "in no chunk", "in context"]})
+    >>> stage_shares(frame).to_dict()["in context"], reranker_ceiling(frame)
+    (0.5, 0.75)
+
+What it leaves out: the answer is found by string match (`contains_answer`), so a paraphrased passage counts as a
+miss, and a number that appears in two rows counts wherever it appears.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from helpers.corpus import Question
+from helpers.metrics.answer_relevance import contains_answer
+from helpers.types import Hit
+
+if TYPE_CHECKING:
+    from helpers.pipeline import RAGPipeline
+
+STAGES = ("in context", "cut by the budget", "below the top k", "beyond the depth", "in no chunk")
+REACHABLE = STAGES[:3]  # what a perfect reranker of the first `depth` hits could hand the reader
+DEPTH = 50  # hits looked at below the top k: the hybrid's pool per side
+
+
+@dataclass(frozen=True)
+class Loss:
+    """Where one question's answer stopped, and the rank of the first hit holding it (1 = best; None: none)."""
+
+    id: str
+    category: str
+    stage: str
+    rank: int | None
+
+
+def answer_rank(hits: Sequence[Hit], answers: Sequence[str]) -> int | None:
+    """The 1-based rank of the first hit whose text holds an answer, None when none does.
+
+    >>> answer_rank([Hit("a", "Fees are due.", {}), Hit("b", "The fee is $90.", {})], ["$90"])
+    2
+    """
+    return next((rank for rank, hit in enumerate(hits, start=1) if contains_answer(hit.text, answers)), None)
+
+
+def where_lost(pipeline: RAGPipeline, question: Question, chunk_texts: Sequence[str], depth: int = DEPTH) -> Loss:
+    """The stage at which the configured pipeline loses this question's answer (`STAGES`)."""
+    from helpers.evaluation.two_corpora import reader_passages
+    from helpers.generation import check_input
+
+    settings, answers = pipeline.settings, question.answers
+    cleaned = check_input(question.question).question
+    ranked = pipeline.retriever.retrieve(cleaned, max(depth, settings.top_k))
+    rank = answer_rank(ranked, answers)
+    top_k = pipeline.retriever.retrieve(cleaned, settings.top_k)  # what the prompt is built from
+    if answer_rank(reader_passages(pipeline, question.question, top_k), answers) is not None:
+        stage = "in context"
+    elif answer_rank(top_k, answers) is not None:
+        stage = "cut by the budget"
+    elif rank is not None:
+        stage = "below the top k"
+    elif any(contains_answer(text, answers) for text in chunk_texts):
+        stage = "beyond the depth"
+    else:
+        stage = "in no chunk"
+    return Loss(question.id, question.category, stage, rank)
+
+
+def miss_anatomy(pipeline: RAGPipeline, questions: Sequence[Question], depth: int = DEPTH) -> pd.DataFrame:
+    """One row per answerable question: id, category, stage, rank of the first hit holding the answer."""
+    from helpers.retrieval.base import stored_chunks
+
+    chunks, _ = stored_chunks(pipeline.store)
+    texts = [chunk.text for chunk in chunks]  # the text the reader would get, not the embedded one
+    rows = [asdict(where_lost(pipeline, question, texts, depth)) for question in questions if question.answers]
+    return pd.DataFrame(rows, columns=["id", "category", "stage", "rank"])
+
+
+def stage_shares(frame: pd.DataFrame) -> pd.Series:
+    """The share of questions at each stage, every stage listed (0.0 when none)."""
+    counts = frame["stage"].value_counts()
+    return pd.Series({stage: float(counts.get(stage, 0)) / max(1, len(frame)) for stage in STAGES}, name="share")
+
+
+def reranker_ceiling(frame: pd.DataFrame) -> float:
+    """The answer in context a perfect reranker of the first `depth` hits would reach at the same budget."""
+    return float(frame["stage"].isin(REACHABLE).mean()) if len(frame) else 0.0
+
+
+def anatomy_table(rows: pd.DataFrame, by: Sequence[str] = ("corpus", "split")) -> pd.DataFrame:
+    """Per group (corpus and split by default): questions, the share at each stage, and the reranker's ceiling."""
+    table: dict[Any, dict[str, float]] = {}
+    for key, group in rows.groupby(list(by), sort=False):
+        shares = stage_shares(group).to_dict()
+        table[key] = {"questions": len(group), **shares, "reranker ceiling": reranker_ceiling(group)}
+    frame = pd.DataFrame.from_dict(table, orient="index")
+    frame.index.names = list(by)
+    return frame
+
+
+def plot_anatomy(table: pd.DataFrame, title: str = "where the answers are lost") -> Any:
+    """One horizontal bar per row of `anatomy_table`, split into the stages' shares, the reachable ones first."""
+    import matplotlib.pyplot as plt
+
+    shares = table[list(STAGES)]
+    labels = [" ".join(map(str, key)) if isinstance(key, tuple) else str(key) for key in shares.index]
+    figure, axis = plt.subplots(figsize=(10, 1.2 + 0.45 * len(shares)))
+    left = pd.Series(0.0, index=shares.index)
+    colours = ("tab:green", "tab:olive", "tab:orange", "tab:red", "tab:gray")
+    for stage, colour in zip(STAGES, colours, strict=True):
+        axis.barh(labels, shares[stage], left=left, color=colour, label=stage)
+        left += shares[stage]
+    axis.invert_yaxis()
+    axis.set_xlim(0, 1)
+    axis.set_xlabel("share of answerable questions")
+    axis.set_title(title)
+    axis.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    figure.tight_layout()
+    return figure
