@@ -5,7 +5,8 @@ answer stopped. The stages, from the prompt back to the documents:
 
 - "in context": a passage the reader gets holds the reference answer;
 - "cut by the budget": one of the top-k hits holds it, but that hit did not fit the context budget whole;
-- "below the top k": a hit further down the first `depth` holds it (the ranking put it too low);
+- "below the top k": a hit further down the first `depth` holds it (the ranking put it too low; rarely, a hit
+  ranked within k that the near-copy step keeps only when more hits are fetched);
 - "beyond the depth": a stored chunk holds it, the retriever ranks it below the first `depth`;
 - "in no chunk": no chunk holds it word for word: the answer is composed (a sum, a comparison), worded
   otherwise in the documents, or split across two chunks.
