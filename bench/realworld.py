@@ -191,19 +191,23 @@ def answer_stage(
     return pd.DataFrame(rows)
 
 
-def misses_stage(base: Settings, names: tuple[str, ...] = CORPORA) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Where the configured pipeline loses each answer, on both splits of each corpus: the shares per stage and
-    the rows per question. The test split is only reported here: nothing is chosen from it."""
+def misses_stage(
+    base: Settings, names: tuple[str, ...] = CORPORA, setups: dict[str, dict[str, Any]] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Where each set-up (default: the configured pipeline) loses each answer, on both splits of each corpus: the
+    shares per stage and the rows per question. The test split is only reported here: nothing is chosen from it."""
     from helpers.evaluation.misses import anatomy_table, miss_anatomy
 
     questions = []
     for split in ("dev", "test"):
         for corpus in corpora(split, base, names):
-            pipeline = indexed(corpus, tuning_settings(corpus, base))
-            questions.append(miss_anatomy(pipeline, corpus.answerable).assign(corpus=corpus.name, split=split))
+            for name, changes in (setups or {"configured": {}}).items():
+                pipeline = indexed(corpus, tuning_settings(corpus, base, **changes))
+                found = miss_anatomy(pipeline, corpus.answerable)
+                questions.append(found.assign(**{"set-up": name, "corpus": corpus.name, "split": split}))
             close_all()
     rows = pd.concat(questions, ignore_index=True)
-    return anatomy_table(rows).reset_index(), rows
+    return anatomy_table(rows, by=("set-up", "corpus", "split")).reset_index(), rows
 
 
 def sample(questions: Sequence[Question], limit: int | None, seed: int = 0) -> list[Question]:
@@ -258,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         print(side_by_side(frame.to_dict("records"), "F1 (all questions)", index="rule").round(3).to_string())
         return 0
     if args.stage == "misses":  # no model call: each answerable question's stage, dev and test
-        frame, questions = misses_stage(base, names)
+        frame, questions = misses_stage(base, names, json.loads(args.setups) if args.setups else None)
         write(record, frame)
         questions.to_csv(RESULTS_DIR / f"{record.name}_questions.csv", index=False)
         print(frame.round(3).to_string())
