@@ -24,7 +24,7 @@ from helpers.app.engine import Turn
 from helpers.config import Settings
 from helpers.corpus import DOCS_DIR, Evidence, Question, load_gold
 from helpers.lab.answer_scores import score_answer
-from helpers.metrics import chunk_supports, contains_answer
+from helpers.metrics import chunk_supports, holding_answer
 from helpers.types import Hit
 
 ASKED = ("answered", "refused")  # the statuses whose passages the model read
@@ -33,12 +33,6 @@ ASKED = ("answered", "refused")  # the statuses whose passages the model read
 def reader_passages(turn: Turn) -> list[Hit]:
     """The passages the model read: those in the prompt, none when it was not asked."""
     return list(turn.answer.hits) if turn.answer is not None and turn.status in ASKED else []
-
-
-def holding_answer(hits: Sequence[Hit], question: Question) -> list[int]:
-    """The 1-based positions of the hits that hold a reference answer (whole words, SQuAD-normalised)."""
-    answers = question.answers
-    return [n for n, hit in enumerate(hits, start=1) if answers and contains_answer(hit.text, answers)]
 
 
 def supporting(hits: Sequence[Hit], quote: Evidence) -> list[int]:

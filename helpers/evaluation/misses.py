@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from helpers.corpus import Question
-from helpers.metrics.answer_relevance import contains_answer
+from helpers.metrics import holding_answer
 from helpers.types import Hit
 
 if TYPE_CHECKING:
@@ -52,32 +52,28 @@ class Loss:
     rank: int | None
 
 
-def answer_rank(hits: Sequence[Hit], answers: Sequence[str]) -> int | None:
-    """The 1-based rank of the first hit whose text holds an answer, None when none does.
-
-    >>> answer_rank([Hit("a", "Fees are due.", {}), Hit("b", "The fee is $90.", {})], ["$90"])
-    2
-    """
-    return next((rank for rank, hit in enumerate(hits, start=1) if contains_answer(hit.text, answers)), None)
+def answer_rank(hits: Sequence[Hit], question: Question) -> int | None:
+    """The 1-based rank of the first hit that holds a reference answer, None when none does."""
+    return next(iter(holding_answer(hits, question)), None)
 
 
-def where_lost(pipeline: RAGPipeline, question: Question, chunk_texts: Sequence[str], depth: int = DEPTH) -> Loss:
-    """The stage at which the configured pipeline loses this question's answer (`STAGES`)."""
+def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit], depth: int = DEPTH) -> Loss:
+    """The stage at which the configured pipeline loses this question's answer (`STAGES`), `chunks` all it stores."""
     from helpers.evaluation.two_corpora import reader_passages
     from helpers.generation import check_input
 
-    settings, answers = pipeline.settings, question.answers
+    settings = pipeline.settings
     cleaned = check_input(question.question).question
     ranked = pipeline.retriever.retrieve(cleaned, max(depth, settings.top_k))
-    rank = answer_rank(ranked, answers)
+    rank = answer_rank(ranked, question)
     top_k = pipeline.retriever.retrieve(cleaned, settings.top_k)  # what the prompt is built from
-    if answer_rank(reader_passages(pipeline, question.question, top_k), answers) is not None:
+    if holding_answer(reader_passages(pipeline, question.question, top_k), question):
         stage = "in context"
-    elif answer_rank(top_k, answers) is not None:
+    elif holding_answer(top_k, question):
         stage = "cut by the budget"
     elif rank is not None:
         stage = "below the top k"
-    elif any(contains_answer(text, answers) for text in chunk_texts):
+    elif holding_answer(chunks, question):
         stage = "beyond the depth"
     else:
         stage = "in no chunk"
@@ -88,9 +84,8 @@ def miss_anatomy(pipeline: RAGPipeline, questions: Sequence[Question], depth: in
     """One row per answerable question: id, category, stage, rank of the first hit holding the answer."""
     from helpers.retrieval.base import stored_chunks
 
-    chunks, _ = stored_chunks(pipeline.store)
-    texts = [chunk.text for chunk in chunks]  # the text the reader would get, not the embedded one
-    rows = [asdict(where_lost(pipeline, question, texts, depth)) for question in questions if question.answers]
+    chunks, _ = stored_chunks(pipeline.store)  # their texts are what the reader would get, not the embedded ones
+    rows = [asdict(where_lost(pipeline, question, chunks, depth)) for question in questions if question.answers]
     return pd.DataFrame(rows, columns=["id", "category", "stage", "rank"])
 
 

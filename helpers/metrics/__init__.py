@@ -11,6 +11,7 @@ from helpers.metrics.answer_relevance import (
     answer_relevant,
     contains_answer,
     evaluate_answer_retrieval,
+    holding_answer,
 )
 from helpers.metrics.answers import answer_support, exact_match, f1_score, normalize_answer, squad_scores
 from helpers.metrics.retrieval import (
@@ -36,6 +37,7 @@ __all__ = [
     "exact_match",
     "f1_score",
     "hit_at_k",
+    "holding_answer",
     "mrr",
     "ndcg_at_k",
     "normalize_answer",

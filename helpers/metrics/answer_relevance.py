@@ -27,6 +27,12 @@ def contains_answer(text: str, answers: Sequence[str]) -> bool:
     return any(f" {needle} " in haystack for needle in (normalize_answer(a) for a in answers) if needle)
 
 
+def holding_answer(hits: Sequence[Hit], question: Question) -> list[int]:
+    """The 1-based positions of the hits that hold a reference answer (whole words, SQuAD-normalised)."""
+    answers = question.answers
+    return [n for n, hit in enumerate(hits, start=1) if answers and contains_answer(hit.text, answers)]
+
+
 def answer_relevant(hit: Hit, question: Question) -> bool:
     """A hit is relevant when it comes from an evidence document and contains an acceptable answer."""
     return hit.source in question.evidence_docs and contains_answer(hit.text, question.answers)
