@@ -8,6 +8,10 @@
     .venv/bin/python -m bench.realworld budget --limit 20    # F1 against prompt tokens: the context budget (dev)
     .venv/bin/python -m bench.realworld rules                # refusal rules scored on the reader's dev answers
     .venv/bin/python -m bench.realworld misses               # where each missed answer stopped, dev and test (no LLM)
+    .venv/bin/python -m bench.realworld paired --baseline F:SETUP --system F:SETUP --name N  # two runs' answers, paired
+
+`paired` is for a change no setting switches (a parser's): the answers of two runs of the same questions (files
+`bench/results/<F>_answers.csv`, set-up SETUP) side by side, with the paired bootstrap of F1, as one comparison.
 
 `--cold-llm-cache`: no answer from the user cache (it may hold outputs of older code); the shipped answers still serve.
 
@@ -40,6 +44,7 @@ from helpers.evaluation.two_corpora import (
     close_all,
     course_corpus,
     indexed,
+    paired_f1,
     realworld_corpus,
     refusal_rules,
     retrieval_rows,
@@ -227,10 +232,34 @@ def write(record: Record, frame: pd.DataFrame, extra: dict[str, Any] | None = No
     record.save()
 
 
+def paired_stage(baseline: str, system: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two runs' answers ("results-name:set-up" each) as one frame, and per corpus both sides' means and paired F1."""
+    sides = []
+    for spec in (baseline, system):
+        name, _, setup = spec.partition(":")
+        answers = pd.read_csv(RESULTS_DIR / f"{name}_answers.csv")
+        sides.append(answers[answers["set-up"] == setup].assign(**{"set-up": spec}))
+        if sides[-1].empty:
+            raise SystemExit(f"no answers of set-up {setup!r} in {name}_answers.csv")
+    both = set(sides[0].corpus) & set(sides[1].corpus)  # a run of one corpus pairs with that corpus only
+    answers = pd.concat(sides, ignore_index=True)
+    answers = answers[answers.corpus.isin(both)]
+    answerable = answers[answers.kind == "answerable"]
+    means = answerable.groupby(["corpus", "set-up"], sort=False)[["f1", "em", "in_context", "prompt_tokens"]].mean()
+    frame = paired_f1(answers, baseline, system).join(means.unstack("set-up").round(3).pipe(_flat_columns))
+    return frame.reset_index(names="corpus"), answers
+
+
+def _flat_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """("f1", "run:set-up") columns as "f1 | run:set-up"."""
+    frame.columns = [f"{metric} | {setup}" for metric, setup in frame.columns]
+    return frame
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one stage, print its table, write its results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    stages = ("retrieval", "context", "fusion", "answers", "final", "budget", "rules", "misses")
+    stages = ("retrieval", "context", "fusion", "answers", "final", "budget", "rules", "misses", "paired")
     parser.add_argument("stage", choices=stages)
     parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
     parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
@@ -242,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default="", help="results file name (default realworld_<stage><tag>)")
     parser.add_argument("--contexts", default="", help="comma-separated names of CONTEXT_SETUPS (default all)")
     parser.add_argument("--cold-llm-cache", action="store_true", help="no cached answers but the shipped ones")
+    parser.add_argument("--baseline", default="", help="paired: results-name:set-up of the baseline's answers")
+    parser.add_argument("--system", default="", help="paired: results-name:set-up of the answers compared with it")
     args = parser.parse_args(argv)
     if args.cold_llm_cache:  # every answer computed now (or shipped): none from an older run's cache
         use_cache_as_after_setup(Path(tempfile.mkdtemp(prefix="kit-bench-realworld-")))
@@ -260,6 +291,14 @@ def main(argv: list[str] | None = None) -> int:
         frame = refusal_rules(answer_rows(RULES_ANSWERS, RESULTS_DIR), RULES_BASE, RULES_FORCED, SUPPORT_FLOORS)
         write(record, frame, {"answers": f"realworld_{RULES_ANSWERS}_answers.csv"})
         print(side_by_side(frame.to_dict("records"), "F1 (all questions)", index="rule").round(3).to_string())
+        return 0
+    if args.stage == "paired":  # no model call: two runs' stored answers, paired
+        if not (args.baseline and args.system and args.name):
+            parser.error("paired needs --baseline, --system and --name")
+        frame, answers = paired_stage(args.baseline, args.system)
+        write(record, frame, {"baseline": args.baseline, "system": args.system})
+        answers.to_csv(RESULTS_DIR / f"{record.name}_answers.csv", index=False)
+        print(frame.to_string())
         return 0
     if args.stage == "misses":  # no model call: each answerable question's stage, dev and test
         frame, questions = misses_stage(base, names, json.loads(args.setups) if args.setups else None)

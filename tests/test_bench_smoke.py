@@ -44,3 +44,26 @@ def test_the_waits_page_puts_each_wait_beside_its_floor_and_its_before() -> None
     measured = [row for row in rows if "no folder" not in row]
     assert all(row.rstrip(" |").split("|")[-1].strip() not in ("", "None") for row in measured), page
     assert BEFORE["course index, cold"] in page and "| 1.5 |" in page and "| 1.5 |" in rows[-1]
+
+
+def test_the_paired_stage_puts_two_runs_answers_side_by_side(tmp_path: Path, monkeypatch) -> None:
+    """bench.realworld paired: both runs' means per corpus shared by both, and the paired F1 difference."""
+    import pandas as pd
+
+    import bench.realworld as realworld
+
+    monkeypatch.setattr(realworld, "RESULTS_DIR", tmp_path)
+
+    def answers(setup: str, f1: list[float], corpora: tuple[str, ...]) -> pd.DataFrame:
+        return pd.DataFrame([
+            {"id": f"q{i}", "kind": "answerable", "corpus": corpus, "set-up": setup, "f1": score, "em": score,
+             "in_context": True, "prompt_tokens": 800} for corpus in corpora for i, score in enumerate(f1)
+        ])  # fmt: skip
+
+    answers("old", [0.0, 0.5, 1.0, 0.0], ("course", "real")).to_csv(tmp_path / "a_answers.csv", index=False)
+    answers("new", [1.0, 0.5, 1.0, 1.0], ("real",)).to_csv(tmp_path / "b_answers.csv", index=False)
+    frame, both = realworld.paired_stage("a:old", "b:new")
+    assert list(frame.corpus) == ["real"] and set(both.corpus) == {"real"}  # the course ran on one side only
+    row = frame.iloc[0]
+    assert row["questions"] == 4 and row["F1 difference"] == 0.5
+    assert row["f1 | a:old"] == 0.375 and row["f1 | b:new"] == 0.875

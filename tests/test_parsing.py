@@ -321,6 +321,32 @@ def test_text_utf8_and_latin1(tmp_path: Path) -> None:
     assert doc.text == "Café à côté"
 
 
+def test_a_plain_text_calendar_names_each_event_before_its_date(tmp_path: Path) -> None:
+    calendar = (
+        "Academic calendar\nFall 2025\n"
+        "Nov. 14\tFall Semester withdrawal deadline\n"
+        "Oct. 13–17\tFall Break (for undergraduates only)\n"
+        "Sept. 24, 2025\tRegistration begins\n"
+        "May 20-21\tCommencement\n"
+        " \tCommencement - TBD\n"  # no date in the first cell: left as it is
+        "Room 3\tTuesdays\n"  # two cells, not a calendar row
+        "Nov. 14 is the last day to withdraw.\n"  # a date in prose: left as it is
+    )
+    (doc,) = parse(write(tmp_path / "academic_calendar.txt", calendar))
+    assert doc.text.splitlines() == [
+        "Academic calendar",
+        "Fall 2025",
+        "Fall Semester withdrawal deadline: Nov. 14.",
+        "Fall Break (for undergraduates only): Oct. 13–17.",
+        "Registration begins: Sept. 24, 2025.",
+        "Commencement: May 20-21.",
+        " \tCommencement - TBD",
+        "Room 3\tTuesdays",
+        "Nov. 14 is the last day to withdraw.",
+    ]
+    assert parse(write(tmp_path / "raw.txt", calendar), tables="raw")[0].text == calendar.strip()
+
+
 # ---------------------------------------------------------------------------------------------- Markdown
 
 

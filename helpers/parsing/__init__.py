@@ -44,7 +44,7 @@ from helpers.parsing.markdown import read_markdown
 from helpers.parsing.office import NAMES, read_docx, read_pptx, read_xlsx
 from helpers.parsing.pdf import pdf_pages, read_pdf
 from helpers.parsing.sniff import SUFFIX_KINDS, Sniffed, sniff
-from helpers.parsing.tables import csv_to_text, row_to_sentence
+from helpers.parsing.tables import calendar_lines, csv_to_text, row_to_sentence
 
 __all__ = [
     "Document",
@@ -132,8 +132,10 @@ def _parse_xlsx(path: Path, meta: dict, tables: str) -> list[Document]:
 
 
 def _parse_text(path: Path, meta: dict, tables: str) -> list[Document]:
-    """One Document: the text as it is; the title is its first line when that line is short."""
+    """One Document: the text as it is (calendar lines event first); the title is its first line when short."""
     text = decode_bytes(path.read_bytes()).strip()
+    if tables == "sentences":
+        text = calendar_lines(text)
     if not any(character.isalnum() for character in text):
         raise ParseError("has no readable text (no letters or digits)")
     first_line = text.splitlines()[0].strip().lstrip("#").strip()
