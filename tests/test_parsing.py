@@ -14,6 +14,7 @@ from helpers.parsing import (
     ParseError,
     ParseReport,
     UnsupportedFile,
+    calendar_lines,
     html_to_text,
     noise_share,
     parse,
@@ -345,6 +346,8 @@ def test_a_plain_text_calendar_names_each_event_before_its_date(tmp_path: Path) 
         "Nov. 14 is the last day to withdraw.",
     ]
     assert parse(write(tmp_path / "raw.txt", calendar), tables="raw")[0].text == calendar.strip()
+    # Windows line endings stay; a month must be a month ("Junk 5" is not a date)
+    assert calendar_lines("September 3\tLabor Day\r\nJunk 5\tx\r\n") == "Labor Day: September 3.\r\nJunk 5\tx\r\n"
 
 
 # ---------------------------------------------------------------------------------------------- Markdown

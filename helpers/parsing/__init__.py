@@ -51,6 +51,7 @@ __all__ = [
     "ParseError",
     "ParseReport",
     "UnsupportedFile",
+    "calendar_lines",
     "html_to_text",
     "noise_share",
     "parse",

@@ -19,11 +19,14 @@ from helpers.parsing.base import MAX_BYTES, collapse
 
 csv.field_size_limit(MAX_BYTES)  # a 5 MB cell is data, not an error (the default limit is 128 KB)
 
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|June?|July?|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.?"
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?"
+    r"|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
 _DAY = rf"{_MONTH}\s+\d{{1,2}}"
 # "Nov. 14", "Oct. 13–17", "May 20-21", "March 31 - April 4", "Sept. 24, 2025": a date or a range, alone in its cell
 DATE_CELL = re.compile(rf"{_DAY}(?:\s*[–—-]\s*(?:{_DAY}|\d{{1,2}}))?(?:,\s*\d{{4}})?")
-_DATE_FIRST_LINE = re.compile(rf"^[ \t]*({DATE_CELL.pattern})[ \t]*\t[ \t]*([^\t\n]*\S)[ \t]*$", re.MULTILINE)
+_DATE_FIRST_LINE = re.compile(rf"^[ \t]*({DATE_CELL.pattern})[ \t]*\t[ \t]*([^\t\r\n]*\S)[ \t]*(\r?)$", re.MULTILINE)
 
 
 def calendar_lines(text: str) -> str:
@@ -36,7 +39,7 @@ def calendar_lines(text: str) -> str:
     >>> calendar_lines("Nov. 14\tFall Semester withdrawal deadline\nNov. 21\tFall 2 withdrawal deadline")
     'Fall Semester withdrawal deadline: Nov. 14.\nFall 2 withdrawal deadline: Nov. 21.'
     """
-    return _DATE_FIRST_LINE.sub(lambda match: f"{match[2]}: {match[1]}.", text)
+    return _DATE_FIRST_LINE.sub(lambda match: f"{match[2]}: {match[1]}.{match[3]}", text)
 
 
 def row_to_sentence(caption: str, header: list[str], row: list[str]) -> str:
