@@ -233,12 +233,17 @@ def write(record: Record, frame: pd.DataFrame, extra: dict[str, Any] | None = No
 
 
 def paired_stage(baseline: str, system: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Two runs' answers ("results-name:set-up" each) as one frame, and per corpus both sides' means and paired F1."""
+    """Two runs' answers ("results-name:set-up" each) as one frame, and per corpus both sides' means and paired F1.
+
+    Each side is labelled by its set-up's name, or by the whole "results-name:set-up" when both share a name.
+    """
+    setups = [spec.partition(":")[2] for spec in (baseline, system)]
+    labels = setups if setups[0] != setups[1] else [baseline, system]  # the set-up's name unless both share it
     sides = []
-    for spec in (baseline, system):
-        name, _, setup = spec.partition(":")
+    for spec, setup, label in zip((baseline, system), setups, labels, strict=True):
+        name = spec.partition(":")[0]
         answers = pd.read_csv(RESULTS_DIR / f"{name}_answers.csv")
-        sides.append(answers[answers["set-up"] == setup].assign(**{"set-up": spec}))
+        sides.append(answers[answers["set-up"] == setup].assign(**{"set-up": label}))
         if sides[-1].empty:
             raise SystemExit(f"no answers of set-up {setup!r} in {name}_answers.csv")
     both = set(sides[0].corpus) & set(sides[1].corpus)  # a run of one corpus pairs with that corpus only
@@ -246,12 +251,12 @@ def paired_stage(baseline: str, system: str) -> tuple[pd.DataFrame, pd.DataFrame
     answers = answers[answers.corpus.isin(both)]
     answerable = answers[answers.kind == "answerable"]
     means = answerable.groupby(["corpus", "set-up"], sort=False)[["f1", "em", "in_context", "prompt_tokens"]].mean()
-    frame = paired_f1(answers, baseline, system).join(means.unstack("set-up").round(3).pipe(_flat_columns))
+    frame = paired_f1(answers, *labels).join(means.unstack("set-up").round(3).pipe(_flat_columns))
     return frame.reset_index(names="corpus"), answers
 
 
 def _flat_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """("f1", "run:set-up") columns as "f1 | run:set-up"."""
+    """("f1", "set-up") columns as "f1 | set-up"."""
     frame.columns = [f"{metric} | {setup}" for metric, setup in frame.columns]
     return frame
 

@@ -66,4 +66,7 @@ def test_the_paired_stage_puts_two_runs_answers_side_by_side(tmp_path: Path, mon
     assert list(frame.corpus) == ["real"] and set(both.corpus) == {"real"}  # the course ran on one side only
     row = frame.iloc[0]
     assert row["questions"] == 4 and row["F1 difference"] == 0.5
-    assert row["f1 | a:old"] == 0.375 and row["f1 | b:new"] == 0.875
+    assert row["f1 | old"] == 0.375 and row["f1 | new"] == 0.875
+    answers("old", [1.0, 1.0, 1.0, 1.0], ("real",)).to_csv(tmp_path / "c_answers.csv", index=False)
+    frame, _ = realworld.paired_stage("a:old", "c:old")  # one set-up name in both runs: the runs name the sides
+    assert frame.iloc[0]["f1 | c:old"] == 1.0 and frame.iloc[0]["F1 difference"] == 0.625

@@ -11,6 +11,7 @@ from helpers.config import Settings
 from helpers.corpus import Evidence, Question
 from helpers.evaluation.two_corpora import (
     Corpus,
+    changed_answers,
     close_all,
     context_at,
     context_rows,
@@ -229,3 +230,15 @@ def test_sweep_results_and_answer_rows_read_one_named_run_when_exact(tmp_path: P
     assert sorted(sweep_results("test_reader", tmp_path)["set-up"]) == ["new", "old"]
     assert list(sweep_results("test_reader", tmp_path, exact=True)["set-up"]) == ["old"]
     assert list(answer_rows("test_reader", tmp_path, exact=True)["set-up"]) == ["old"]
+
+
+def test_changed_answers_lists_the_answerable_questions_whose_answer_moved() -> None:
+    rows = [
+        ("q1", "answerable", "old", "Nov. 21", 0.0), ("q1", "answerable", "new", "Nov. 14", 1.0),
+        ("q2", "answerable", "old", "May 29", 1.0), ("q2", "answerable", "new", "May 29", 1.0),
+        ("q3", "unanswerable", "old", "unknown", 1.0), ("q3", "unanswerable", "new", "June 1", 0.0),
+    ]  # fmt: skip
+    answers = pd.DataFrame(rows, columns=["id", "kind", "set-up", "answer", "f1"])
+    changed = changed_answers(answers, "old", "new")
+    assert list(changed.index) == ["q1"]
+    assert changed.loc["q1"].tolist() == ["Nov. 21", 0.0, "Nov. 14", 1.0]

@@ -467,6 +467,14 @@ def paired_f1(answers: pd.DataFrame, baseline: str, system: str) -> pd.DataFrame
     return pd.DataFrame.from_dict(rows, orient="index").round(3)
 
 
+def changed_answers(answers: pd.DataFrame, baseline: str, system: str) -> pd.DataFrame:
+    """The answerable questions whose answer differs between two set-ups: both answers and their F1, by id."""
+    answerable = answers[answers.kind == "answerable"].set_index("id")
+    old, new = (answerable[answerable["set-up"] == side][["answer", "f1"]] for side in (baseline, system))
+    both = old.merge(new, left_index=True, right_index=True, suffixes=(f" ({baseline})", f" ({system})"))
+    return both[both[f"answer ({baseline})"] != both[f"answer ({system})"]]
+
+
 REFUSED = ("refused", "no_context")
 SUPPORT_FLOORS = (0.25, 0.5, 0.75, 1.0)  # the grounding check's floors `refusal_rules` compares
 
