@@ -242,3 +242,20 @@ def test_changed_answers_lists_the_answerable_questions_whose_answer_moved() -> 
     changed = changed_answers(answers, "old", "new")
     assert list(changed.index) == ["q1"]
     assert changed.loc["q1"].tolist() == ["Nov. 21", 0.0, "Nov. 14", 1.0]
+
+
+def test_paired_runs_reads_one_run_per_split(tmp_path: Path) -> None:
+    from helpers.evaluation.two_corpora import paired_runs
+
+    for split, moved in (("dev", "Nov. 14"), ("test", "May 29")):
+        rows = [
+            ("answerable", "old", "q1", "Nov. 21", 0.0, False), ("answerable", "new", "q1", moved, 1.0, True),
+            ("answerable", "old", "q2", "May 29", 1.0, True), ("answerable", "new", "q2", "May 29", 1.0, True),
+        ]  # fmt: skip
+        frame = pd.DataFrame(rows, columns=["kind", "set-up", "id", "answer", "f1", "in_context"]).assign(corpus="real")
+        frame.to_csv(tmp_path / f"realworld_{split}_run_answers.csv", index=False)
+    table, changed = paired_runs({"dev": "dev_run", "test": "test_run"}, tmp_path)
+    assert list(table.index) == [("dev: new", "real"), ("test: new", "real")]
+    assert table.loc[("dev: new", "real"), "F1 difference"] == 0.5
+    assert table.loc[("test: new", "real"), ["in context before", "in context after"]].tolist() == [0.5, 1.0]
+    assert list(changed["dev"].index) == ["q1"] and list(changed["test"].index) == ["q1"]

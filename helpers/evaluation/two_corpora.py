@@ -475,6 +475,22 @@ def changed_answers(answers: pd.DataFrame, baseline: str, system: str) -> pd.Dat
     return both[both[f"answer ({baseline})"] != both[f"answer ({system})"]]
 
 
+def paired_runs(runs: Mapping[str, str], folder: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """Runs of `python -m bench.realworld paired`, one per split ({split: results name}): the paired F1 of each with
+    the share of answerable questions whose answer was in the context on either side, and each split's answerable
+    questions whose answer changed. Each run holds the baseline's answers first."""
+    answers = {split: answer_rows(name, folder, exact=True) for split, name in runs.items()}
+    tables, changed = {}, {}
+    for split, frame in answers.items():
+        baseline, system = frame["set-up"].unique()
+        table = paired_f1(frame, baseline, system)
+        in_context = frame[frame.kind == "answerable"].groupby(["corpus", "set-up"]).in_context.mean().unstack()
+        table["in context before"], table["in context after"] = in_context[baseline], in_context[system]
+        tables[f"{split}: {system}"] = table.round(3)
+        changed[split] = changed_answers(frame, baseline, system)
+    return pd.concat(tables), changed
+
+
 REFUSED = ("refused", "no_context")
 SUPPORT_FLOORS = (0.25, 0.5, 0.75, 1.0)  # the grounding check's floors `refusal_rules` compares
 

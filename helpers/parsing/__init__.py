@@ -38,6 +38,7 @@ from helpers.parsing.base import (
     source_name,
 )
 from helpers.parsing.cache import ParseCache
+from helpers.parsing.dumps import drop_template_lines, split_pages
 from helpers.parsing.email import read_email
 from helpers.parsing.html import html_to_text, noise_share
 from helpers.parsing.markdown import read_markdown
@@ -133,15 +134,31 @@ def _parse_xlsx(path: Path, meta: dict, tables: str) -> list[Document]:
 
 
 def _parse_text(path: Path, meta: dict, tables: str) -> list[Document]:
-    """One Document: the text as it is (calendar lines event first); the title is its first line when short."""
+    """One Document, the text as it is (calendar lines event first); a dump of scraped pages, one per page.
+
+    A page of a dump keeps its address as `url` and its first line as its title, without the lines nearly every
+    page repeats (`helpers.parsing.dumps`).
+    """
     text = decode_bytes(path.read_bytes()).strip()
     if tables == "sentences":
         text = calendar_lines(text)
     if not any(character.isalnum() for character in text):
         raise ParseError("has no readable text (no letters or digits)")
-    first_line = text.splitlines()[0].strip().lstrip("#").strip()
-    title = first_line if len(first_line) <= 100 else humanise(path.stem)
-    return [make_document(text, {**meta, "doc_type": "text", "title": title})]
+    pages = [page for page in drop_template_lines(split_pages(text)) if any(c.isalnum() for c in page.text)]
+    if pages:
+        return [
+            make_document(page.text, {**meta, "doc_type": "text", "title": _text_title(page.text, path),
+                                      "url": page.url}, page=number)
+            for number, page in enumerate(pages, start=1)
+        ]  # fmt: skip
+    return [make_document(text, {**meta, "doc_type": "text", "title": _text_title(text, path)})]
+
+
+def _text_title(text: str, path: Path) -> str:
+    """The first line with a letter or digit ("#" marks stripped) when short, else the file's name."""
+    first_line = next((line for line in text.splitlines() if any(c.isalnum() for c in line)), "")
+    first_line = first_line.strip().lstrip("#").strip()
+    return first_line if len(first_line) <= 100 else humanise(path.stem)
 
 
 BY_KIND: dict[str, Callable[[Path, dict, str], list[Document]]] = {

@@ -1,0 +1,90 @@
+"""Text files that hold many scraped pages: one page each, the site's menus taken out.
+
+A scraper often saves a whole site as one .txt, each page opened by a marker line with its address
+("SOURCE: https://…", alone between two rules of "=" or as "=== SOURCE: https://… ==="). Read as one
+document, every chunk carries the file's first line as its title (often a rule of "="), and the menus,
+footers and address blocks every page repeats fill a tenth of the chunks and of the reader's context.
+`split_pages` cuts the text at the markers; `drop_template_lines` removes the lines (nearly) every page
+of the file repeats, as a browser's reader view would drop the site's menus.
+What it leaves out: dumps without address markers (read as one document) and menus that change a word
+from page to page (they stay).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# "SOURCE: url" alone on a line, or "SOURCE:"/"URL:" boxed: under a rule of "=" or "-", or inside one
+# ("=== URL: url ==="); a rule just below belongs to the marker. A bare "URL:" line (a reference list's) is no marker.
+_RULE = r"[ \t]*(?:={10,}|-{10,})[ \t]*\r?\n"
+_MARKER = re.compile(
+    rf"^(?P<rule>{_RULE})?[ \t]*(?P<open>=+[ \t]*)?(?P<key>SOURCE|URL):[ \t]*(?P<url>\S+)[ \t]*(?:=+[ \t]*)?\r?\n"
+    rf"(?:{_RULE})?",
+    re.MULTILINE | re.IGNORECASE,
+)
+TEMPLATE_SHARE = 0.8  # a line on at least this share of a file's pages is the site's template ...
+TEMPLATE_MIN_PAGES = 10  # ... when the file has at least this many pages (with fewer, repeats may be content)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One scraped page of a text file: its address and its text."""
+
+    url: str
+    text: str
+
+
+def split_pages(text: str) -> list[Page]:
+    """The pages of a text with two or more address markers; [] for any other text (read it whole).
+
+    Text before the first marker is kept as a page without an address when it holds letters or digits.
+
+    >>> [page.url for page in split_pages("SOURCE: https://a.edu/x\\nFees\\nSOURCE: https://a.edu/y\\nDates\\n")]
+    ['https://a.edu/x', 'https://a.edu/y']
+    >>> split_pages("One page, no markers.")
+    []
+    """
+    markers = [m for m in _MARKER.finditer(text) if m["rule"] or m["open"] or m["key"].upper() == "SOURCE"]
+    if len(markers) < 2:
+        return []
+    pages = []
+    lead = text[: markers[0].start()]
+    if any(character.isalnum() for character in lead):
+        pages.append(Page("", lead.strip()))
+    for marker, following in zip(markers, [*markers[1:], None], strict=True):
+        body = text[marker.end() : following.start() if following else len(text)]
+        pages.append(Page(marker["url"], body.strip()))
+    return pages
+
+
+def template_lines(
+    pages: Sequence[Page], share: float = TEMPLATE_SHARE, min_pages: int = TEMPLATE_MIN_PAGES
+) -> set[str]:
+    """The lines (stripped) found on at least `share` of the pages, when there are at least `min_pages` pages."""
+    if len(pages) < min_pages:
+        return set()
+    on_pages = Counter(line for page in pages for line in {line.strip() for line in page.text.splitlines()})
+    on_pages.pop("", None)
+    return {line for line, count in on_pages.items() if count >= share * len(pages)}
+
+
+def drop_template_lines(pages: Sequence[Page], share: float = TEMPLATE_SHARE) -> list[Page]:
+    """Each page without the lines nearly every page repeats (menus, footers, the address block).
+
+    The first line of a page, its title, is always kept.
+
+    >>> menu = "Home\\nApply\\nContact"
+    >>> pages = [Page(f"u{n}", f"Page {n}\\n{menu}\\nText {n}") for n in range(10)]
+    >>> drop_template_lines(pages)[3].text
+    'Page 3\\nText 3'
+    """
+    template = template_lines(pages, share)
+    kept = []
+    for page in pages:
+        title, *rest = page.text.splitlines() or [""]
+        body = [line for line in rest if line.strip() not in template]
+        kept.append(Page(page.url, "\n".join([title, *body]).strip()))
+    return kept
