@@ -72,5 +72,7 @@ def test_a_plain_text_title_skips_lines_without_letters(tmp_path: Path) -> None:
 def test_a_reference_list_of_url_lines_is_read_whole() -> None:
     references = "Smith (2020). Data.\nURL: https://a.example/1\nLee (2021). Models.\nURL: https://a.example/2\n"
     assert split_pages(references) == []
+    notes = "Fees rose.\nSource: https://a.example/fees\nDates moved.\nSource: https://a.example/dates\n"
+    assert split_pages(notes) == []
     boxed = f"{RULE}\nURL: https://a.example/1\n{RULE}\nA\n{RULE}\nURL: https://a.example/2\n{RULE}\nB"
     assert [page.text for page in split_pages(boxed)] == ["A", "B"]

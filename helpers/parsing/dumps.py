@@ -3,7 +3,7 @@
 A scraper often saves a whole site as one .txt, each page opened by a marker line with its address
 ("SOURCE: https://…", alone between two rules of "=" or as "=== SOURCE: https://… ==="). Read as one
 document, every chunk carries the file's first line as its title (often a rule of "="), and the menus,
-footers and address blocks every page repeats fill a tenth of the chunks and of the reader's context.
+footers and address blocks every page repeats come back in chunk after chunk, and in the reader's context.
 `split_pages` cuts the text at the markers; `drop_template_lines` removes the lines (nearly) every page
 of the file repeats, as a browser's reader view would drop the site's menus.
 What it leaves out: dumps without address markers (read as one document) and menus that change a word
@@ -17,8 +17,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# "SOURCE: url" alone on a line, or "SOURCE:"/"URL:" boxed: under a rule of "=" or "-", or inside one
-# ("=== URL: url ==="); a rule just below belongs to the marker. A bare "URL:" line (a reference list's) is no marker.
+# "SOURCE: url" alone on a line (in capitals), or "Source:"/"URL:" boxed: under a rule of "=" or "-", or inside one
+# ("=== URL: url ==="); a rule just below belongs to the marker. A bare "URL:" or "Source:" line, as notes put after
+# the text they credit, is no marker.
 _RULE = r"[ \t]*(?:={10,}|-{10,})[ \t]*\r?\n"
 _MARKER = re.compile(
     rf"^(?P<rule>{_RULE})?[ \t]*(?P<open>=+[ \t]*)?(?P<key>SOURCE|URL):[ \t]*(?P<url>\S+)[ \t]*(?:=+[ \t]*)?\r?\n"
@@ -47,7 +48,7 @@ def split_pages(text: str) -> list[Page]:
     >>> split_pages("One page, no markers.")
     []
     """
-    markers = [m for m in _MARKER.finditer(text) if m["rule"] or m["open"] or m["key"].upper() == "SOURCE"]
+    markers = [m for m in _MARKER.finditer(text) if m["rule"] or m["open"] or m["key"] == "SOURCE"]
     if len(markers) < 2:
         return []
     pages = []
