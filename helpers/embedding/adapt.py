@@ -84,5 +84,5 @@ def adapt_embedder(
             loss.backward()
             optimiser.step()
             optimiser.zero_grad()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
     return model.eval(), tokenizer, losses
