@@ -31,6 +31,7 @@ import pandas as pd
 from bench.common import RESULTS_DIR, Record
 from helpers.config import get_settings
 from helpers.embedding.adapt import QUERY_TOKENS, adapt_embedder, encode, load_minilm
+from helpers.embedding.similarity import cosine_top_k
 from helpers.evaluation.two_corpora import course_corpus, indexed, reader_passages, realworld_corpus, tuning_settings
 from helpers.generation import check_input
 from helpers.metrics import contains_answer
@@ -48,10 +49,8 @@ class ExactDense:
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """The k chunks nearest the query (filters are not needed here: the sweep asks none)."""
         vector = encode(self.model, self.tokenizer, [query], QUERY_TOKENS).numpy()[0]
-        scores = self.matrix @ vector
-        top = np.argsort(-scores)[:k]
-        return [Hit(self.chunks[i].node_id, self.chunks[i].text, self.chunks[i].metadata, {"dense": float(scores[i])})
-                for i in top]  # fmt: skip
+        return [Hit(self.chunks[i].node_id, self.chunks[i].text, self.chunks[i].metadata, {"dense": score})
+                for i, score in cosine_top_k(self.matrix, vector, k)]  # fmt: skip
 
 
 def training_questions(n: int) -> tuple[list[tuple[str, str]], dict[str, int]]:
