@@ -40,8 +40,8 @@ _REFUSAL_PHRASES = ("i don't know", "i do not know", "not contain", "no informat
 
 
 # What names a hit's part of its document, first found first: the chunk's headings (a header-aware or contextual
-# chunking), a Word section's heading trail, a slide's title, a sheet's name.
-SECTION_KEYS = ("section_path", "heading", "slide_title", "sheet")
+# chunking), a Word section's heading trail, a catalog's course entry, a slide's title, a sheet's name.
+SECTION_KEYS = ("section_path", "heading", "entry", "slide_title", "sheet")
 
 
 TITLE_WORDS = 12  # a title longer than this is cut: it names the page, the passage carries the facts

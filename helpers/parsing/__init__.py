@@ -2,7 +2,7 @@
 
 What it does: `parse(path)` picks a parser by what the file's content is (PDF, HTML, Markdown, e-mail, CSV,
 plain text, Word, PowerPoint, Excel; the suffix only as a hint) and returns Documents whose metadata always holds
-`source`, `doc_type` and `title` (plus page, url, date, sender, heading, slide_title, sheet... per type) as
+`source`, `doc_type` and `title` (plus page, url, date, sender, heading, entry, slide_title, sheet... per type) as
 str/int/float, with ids that are the same on every run.
 `parse_folder(folder)` walks a folder and never crashes: a file that cannot be parsed is skipped and
 reported with a one-line reason. Tables become one sentence per row (`tables="sentences"`) or stay as
@@ -38,6 +38,7 @@ from helpers.parsing.base import (
     source_name,
 )
 from helpers.parsing.cache import ParseCache
+from helpers.parsing.catalog import split_entries
 from helpers.parsing.dumps import drop_template_lines, split_pages
 from helpers.parsing.email import read_email
 from helpers.parsing.html import html_to_text, noise_share
@@ -63,8 +64,18 @@ __all__ = [
 
 
 def _parse_pdf(path: Path, meta: dict, tables: str) -> list[Document]:
-    """One Document per page that has text."""
+    """One Document per page that has text; a course catalog, one per course entry (`helpers.parsing.catalog`).
+
+    An entry's heading is its `entry` ("ADSP 31006. Time Series Analysis and Forecasting"), embedded and cited.
+    """
     title, pages = read_pdf(path, tables=tables)
+    entries = split_entries(pages)
+    if entries:
+        return [
+            make_document(entry.text, {**meta, "doc_type": "pdf", "title": title, "page": entry.page,
+                                       **({"entry": entry.heading} if entry.heading else {})}, page=number)
+            for number, entry in enumerate(entries, start=1)
+        ]  # fmt: skip
     return [
         make_document(text, {**meta, "doc_type": "pdf", "title": title, "page": number}, page=number)
         for number, text in pages
