@@ -70,7 +70,7 @@ def _parse_pdf(path: Path, meta: dict, tables: str) -> list[Document]:
     """
     title, pages = read_pdf(path, tables=tables)
     entries = split_entries(pages)
-    if entries:
+    if entries:  # several entries share a page, so their ids count the entries: `page` keeps the page they start on
         return [
             make_document(entry.text, {**meta, "doc_type": "pdf", "title": title, "page": entry.page,
                                        **({"entry": entry.heading} if entry.heading else {})}, page=number)
