@@ -60,10 +60,10 @@ def training_questions(n: int) -> tuple[list[tuple[str, str]], dict[str, int]]:
     from helpers.rerank.synthetic import training_pairs
 
     base, pairs, counts = get_settings(), [], {}
+    llm = CachedCompleter(lambda: make_llm(base), base.llm_name, llm_cache(base))  # one reader writes for both
     for name, corpus in (("course", course_corpus("dev", base)), ("real", realworld_corpus("dev", base))):
         pipeline = indexed(corpus, tuning_settings(corpus, base))
         chunks, _ = stored_chunks(pipeline.store)
-        llm = CachedCompleter(lambda: make_llm(base), base.llm_name, llm_cache(base))
         positives = [(pair.question, pair.passage) for pair in training_pairs(llm, chunks, n, 1, base.seed)
                      if pair.label == 1.0]  # fmt: skip
         counts[name] = len(positives)

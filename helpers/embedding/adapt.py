@@ -6,8 +6,9 @@ folder's words: each question should be nearer its own chunk than the other chun
 negatives, the "multiple negatives ranking" loss of sentence-transformers). No gold question is used, so the same
 recipe works on any folder; the questions come from `helpers.rerank.synthetic.training_pairs`.
 
-    model = adapt_embedder([("What is the course number of Machine Learning II?", "ADSP 31018. Machine …")])
-    vectors = encode(model, ["ADSP 31018. Machine …"])
+    model, tokenizer, losses = adapt_embedder([("What is the course number of Machine Learning II?", "ADSP 31018. …"),
+                                               ("When does Fall 1 start?", "Fall 1 9-week term: Aug. 18.")])
+    vectors = encode(model, tokenizer, ["ADSP 31018. Machine …"])
 
 What it leaves out: hard negatives (a BM25 "negative" often answers the question too), a validation split, and
 saving the model as an embedder the pipeline loads (bench/adapted_embedder.py measures it beside the pipeline).
