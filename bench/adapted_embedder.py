@@ -2,11 +2,13 @@
 
     .venv/bin/python -m bench.adapted_embedder                       # 250 questions per corpus, alphas 0.5 and 0.6
     .venv/bin/python -m bench.adapted_embedder --alphas 0.5,0.6,0.7 --name adapted_embedder_alphas
+    .venv/bin/python -m bench.adapted_embedder --hard-negatives --alphas 0.4,0.5,0.6 --name adapted_embedder_hard
 
 1. The 1.5B reader writes one question for each of `--questions` chunks sampled from each corpus
    (`helpers.rerank.synthetic.training_pairs`; its answers are cached, so a second run writes nothing).
 2. One MiniLM is fine-tuned on both corpora's (question, chunk) pairs (`helpers.embedding.adapt`: in-batch
-   negatives, `--epochs`, `--lr`).
+   negatives, `--epochs`, `--lr`); with `--hard-negatives` each pair also carries the chunk BM25 ranks highest for
+   its question that is not its own and shares no more of the question's words (`training_pairs` mines it).
 3. For each corpus and split, the configured pipeline (weighted hybrid, expansion, near-copies dropped, the 550-token
    budget) runs with its dense side replaced by exact cosine search over the chunks embedded by the packaged MiniLM
    or by the adapted one (both in torch fp32, so the two differ only in the weights), at each fusion weight
@@ -30,7 +32,7 @@ import pandas as pd
 
 from bench.common import RESULTS_DIR, Record
 from helpers.config import get_settings
-from helpers.embedding.adapt import QUERY_TOKENS, adapt_embedder, encode, load_minilm
+from helpers.embedding.adapt import QUERY_TOKENS, Example, adapt_embedder, encode, load_minilm
 from helpers.embedding.similarity import cosine_top_k
 from helpers.evaluation.two_corpora import course_corpus, indexed, reader_passages, realworld_corpus, tuning_settings
 from helpers.generation import check_input
@@ -53,8 +55,11 @@ class ExactDense:
                 for i, score in cosine_top_k(self.matrix, vector, k)]  # fmt: skip
 
 
-def training_questions(n: int) -> tuple[list[tuple[str, str]], dict[str, int]]:
-    """(question, chunk) pairs the reader wrote about `n` chunks of each corpus, and how many per corpus."""
+def training_questions(n: int, hard: bool = False) -> tuple[list[Example], dict[str, int]]:
+    """(question, chunk) pairs the reader wrote about `n` chunks of each corpus, and how many per corpus.
+
+    With `hard`, a pair whose question has a BM25 hard negative carries it as a third text.
+    """
     from helpers.llm import make_llm
     from helpers.llm.completions import CachedCompleter, llm_cache
     from helpers.rerank.synthetic import training_pairs
@@ -64,10 +69,14 @@ def training_questions(n: int) -> tuple[list[tuple[str, str]], dict[str, int]]:
     for name, corpus in (("course", course_corpus("dev", base)), ("real", realworld_corpus("dev", base))):
         pipeline = indexed(corpus, tuning_settings(corpus, base))
         chunks, _ = stored_chunks(pipeline.store)
-        positives = [(pair.question, pair.passage) for pair in training_pairs(llm, chunks, n, 1, base.seed)
-                     if pair.label == 1.0]  # fmt: skip
-        counts[name] = len(positives)
-        pairs.extend(positives)
+        examples: list[Example] = []
+        for pair in training_pairs(llm, chunks, n, 1, base.seed):  # each positive, then its negative if one was found
+            if pair.label == 1.0:
+                examples.append((pair.question, pair.passage))
+            elif hard:
+                examples[-1] = (*examples[-1][:2], pair.passage)
+        counts[name] = len(examples)
+        pairs.extend(examples)
     return pairs, counts
 
 
@@ -104,11 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=250, help="chunks per corpus the reader writes a question for")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--hard-negatives", action="store_true", help="one BM25 hard negative per question too")
     parser.add_argument("--alphas", default="0.5,0.6", help="comma-separated dense weights of the fusion")
     parser.add_argument("--name", default="realworld_adapted_embedder")
     args = parser.parse_args(argv)
     record = Record(args.name, RESULTS_DIR)
-    pairs, counts = training_questions(args.questions)
+    pairs, counts = training_questions(args.questions, args.hard_negatives)
     started = time.perf_counter()
     model, tokenizer, losses = adapt_embedder(pairs, args.epochs, args.lr, seed=get_settings().seed)
     trained_s = time.perf_counter() - started
@@ -116,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = context_rows({"packaged MiniLM": load_minilm(), "adapted MiniLM": (model, tokenizer)}, alphas)
     frame = pd.DataFrame(rows)
     frame.to_csv(RESULTS_DIR / f"{args.name}.csv", index=False)
-    record["training"] = {"pairs per corpus": counts, "epochs": args.epochs, "learning rate": args.lr,
+    record["training"] = {"pairs per corpus": counts, "hard negatives": sum(len(pair) > 2 for pair in pairs),
+                          "epochs": args.epochs, "learning rate": args.lr,
                           "seconds": round(trained_s, 1), "first and last loss": [losses[0], losses[-1]]}  # fmt: skip
     record["rows"] = rows
     record.save()
