@@ -50,6 +50,7 @@ BM25_TOKENIZERS = ("kit", "stemmed", "dates")  # helpers.retrieval.bm25.TOKENIZE
 BM25_BACKENDS = ("auto", "kernel", "store")  # where BM25 ranks: by store, bm25s in this process, Qdrant's vectors
 SHORT_STYLES = ("phrase", "yes_no", "forced")  # helpers.generation.prompts.SHORT_STYLES
 WORKED_EXAMPLES = ("both", "refusal", "none")  # helpers.generation.prompts.worked_examples
+PASSAGE_GUARDS = ("drop", "fence", "off")  # helpers.generation.guard.PASSAGE_GUARDS
 FOLLOWUP_REWRITES = ("none", "keywords", "llm")  # helpers.query.followup.METHODS
 STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is unset (helpers.store.client.connect)
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
@@ -253,11 +254,13 @@ class GenerationSettings:
     passage_titles: bool = False  # each passage the reader sees starts with its document's title, "(Title) text"
     best_passage_last: bool = True  # number the kept passages worst first, so the best sits next to the question
     worked_examples: str = "both"  # fixed worked turns before the question: "both" (answer, refusal), "refusal", "none"
+    passage_guard: str = "drop"  # a passage that gives the assistant orders: "drop" it, "fence" it as data, or "off"
 
     def __post_init__(self) -> None:
         _check_positive(self, "context_tokens")
         _check_choice("short_style", self.short_style, SHORT_STYLES)
         _check_choice("worked_examples", self.worked_examples, WORKED_EXAMPLES)
+        _check_choice("passage_guard", self.passage_guard, PASSAGE_GUARDS)
         if not 0.0 <= self.support_floor <= 1.0:
             raise ConfigError(f"support_floor must be between 0 (off) and 1, got {self.support_floor}")
 

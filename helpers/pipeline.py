@@ -11,6 +11,7 @@ What it leaves out: evaluation, the app and other corpora (`helpers.evaluation`,
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,11 +36,17 @@ from helpers.generation import (
     make_llm,
     worked_examples,
 )
+from helpers.generation.guard import screen_passage, unreadable_question
 from helpers.store import KitStore, connect
 from helpers.store.client import bm25_in_store
 from helpers.types import Hit
 
+ENGLISH_ONLY_BACKENDS = ("local", "onnx")  # the packaged MiniLM, in torch or ONNX Runtime: trained on English
+
 if TYPE_CHECKING:
+    from llama_index.core.schema import BaseNode
+
+    from helpers.parsing import ParseReport
     from helpers.rerank import Reranker
     from helpers.retrieval import Retriever
 
@@ -56,21 +63,61 @@ class IngestReport:
     removed_stale: int
     points: int
     seconds: float
+    removed_files: int = 0  # files gone from the folder since an earlier ingestion: all their chunks were removed
+    removed_chunks: int = 0  # those files' chunks
     skipped: list[tuple[str, str]] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # files read by content, not by their suffix
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage: parse, chunk, embed, store
+    flagged: list[tuple[str, str]] = field(default_factory=list)  # (where, why): chunks that give the assistant orders
+    passage_guard: str = "drop"  # what answering does with them (the settings' passage_guard)
 
     def __str__(self) -> str:
         text = (
             f"{self.files} files → {self.documents} documents → {self.chunks} chunks; "
             f"{self.written} written, {self.unchanged} unchanged, {self.removed_stale} stale removed; "
-            f"{self.points} points in the collection ({self.seconds:.1f} s)"
         )
+        if self.removed_files:
+            files = f"{self.removed_files} file{'s' * (self.removed_files != 1)}"
+            chunks = f"{self.removed_chunks} chunk{'s' * (self.removed_chunks != 1)}"
+            text += f"{files} gone from the folder: {chunks} removed; "
+        text += f"{self.points} points in the collection ({self.seconds:.1f} s)"
         for name, reason in self.skipped:
             text += f"\n  skipped {name}: {reason}"
         for name, note in self.notes:
             text += f"\n  read {name} by its content: {note}"
+        action = FLAG_ACTIONS[self.passage_guard]
+        for where, why in self.flagged:
+            text += f"\n  flagged {where}: {why}; {action}"
         return text
+
+
+FLAG_ACTIONS = {
+    "drop": "kept out of every prompt (passage_guard 'drop')",
+    "fence": "fenced as quoted data in prompts (passage_guard 'fence')",
+    "off": "read like any other passage: passage_guard is 'off'",
+}
+
+
+def flagged_chunks(nodes: Sequence[BaseNode]) -> list[tuple[str, str]]:
+    """(where, why) for every chunk whose text gives the assistant an order (`screen_passage`): file, page, chunk."""
+    found = []
+    for node in nodes:
+        if flag := screen_passage(node.get_content()):
+            meta = node.metadata
+            page = f", page {meta['page']}" if meta.get("page") not in (None, "") else ""
+            found.append((f"{meta.get('source')}{page}, chunk {meta.get('chunk')}", str(flag)))
+    return found
+
+
+def gone_sources(store: KitStore, folder: Path, parsed: ParseReport) -> list[str]:
+    """The source files the collection holds chunks of that are no longer in `folder` at all. A file still there is
+    never gone, even when it was skipped this time (corrupt, unreadable): its old chunks stay, nothing is lost on bad
+    input; and a folder with no file at all (a drive not mounted?) removes nothing."""
+    here = {str(doc.metadata.get("source")) for doc in parsed.documents} | {name for name, _ in parsed.skipped}
+    if not here:
+        return []
+    stored = store.distinct_values("source")  # Qdrant's facet of the field (or one pass over it): no chunk text read
+    return [source for source in stored if source not in here and not os.path.lexists(folder / source)]
 
 
 class RAGPipeline:
@@ -101,7 +148,8 @@ class RAGPipeline:
         return make_llm(self.settings)
 
     def ingest(self, folder: Path | None = None, progress: bool = True) -> IngestReport:
-        """Parse, chunk, embed and upsert every file of `folder` (default: the course corpus)."""
+        """Parse, chunk, embed and upsert every file of `folder` (default: the course corpus); then remove the chunks
+        of files no longer in the folder (`gone_sources`: a file still there but unreadable keeps its chunks)."""
         from helpers.parsing import parse_folder
 
         start = time.perf_counter()
@@ -110,12 +158,15 @@ class RAGPipeline:
         parsed = parse_folder(folder, progress=progress, cache_dir=self.settings.cache_dir)
         laps.append(time.perf_counter())
         nodes = chunk_for_settings(parsed.documents, self.settings.chunking)
+        flagged = flagged_chunks(nodes)  # documents are data: a chunk that gives the assistant orders is reported
         laps.append(time.perf_counter())
         vectors = self.embedder.embed_texts([n.get_content(metadata_mode="embed") for n in nodes], progress=progress)
         for node, vector in zip(nodes, vectors, strict=True):
             node.embedding = vector.tolist()
         laps.append(time.perf_counter())
         counts = self.store.upsert_nodes(nodes)
+        gone = gone_sources(self.store, folder, parsed)
+        removed = self.store.remove_sources(gone)
         self.__dict__.pop("retriever", None)  # BM25 is fitted on the stored chunks: refit on next use
         if not bm25_in_store(self.settings.bm25_backend, self.store.client):
             from helpers.retrieval import TOKENIZERS, save_bm25_beside
@@ -132,6 +183,10 @@ class RAGPipeline:
             skipped=parsed.skipped,
             notes=parsed.notes,
             timings=dict(zip(("parse", "chunk", "embed", "store"), np.diff(laps).tolist(), strict=True)),
+            removed_files=len(gone) if removed else 0,
+            removed_chunks=removed,
+            flagged=flagged,
+            passage_guard=self.settings.passage_guard,
             **counts,
         )
 
@@ -159,6 +214,12 @@ class RAGPipeline:
     def retrieve(self, question: str, k: int | None = None) -> list[Hit]:
         """The configured retriever's top-k chunks for a question."""
         return self.retriever.retrieve(question, k or self.settings.top_k)
+
+    def unreadable(self, question: str) -> str:
+        """Why the embedder cannot read `question` ("" when it can): MiniLM reads English only."""
+        if self.settings.embed_backend in ENGLISH_ONLY_BACKENDS:
+            return unreadable_question(question)
+        return ""
 
     def ask(
         self,
@@ -195,9 +256,11 @@ class RAGPipeline:
             examples=worked_examples(self.settings.worked_examples) if examples is None else examples,
             refusal_threshold=self.settings.refusal_threshold, on_token=on_token, style=self.settings.short_style,
             support_floor=self.settings.support_floor, titles=self.settings.passage_titles,
-            best_last=self.settings.best_passage_last,
+            best_last=self.settings.best_passage_last, passage_guard=self.settings.passage_guard,
         )  # fmt: skip
         answer.question = question  # the student's words, not the guard's cleaned version
+        if answer.refused and mode == "sentence" and (unreadable := self.unreadable(verdict.question)):
+            answer.text = unreadable  # not "I don't know": the embedder could not read the question
         answer.timings = {"retrieve": retrieved - start, **answer.timings, "total": time.perf_counter() - start}
         return answer
 

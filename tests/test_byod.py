@@ -4,15 +4,19 @@ loader and its messages, and the `eval` command end to end with the tiny test mo
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import helpers.config
 from helpers.__main__ import main
-from helpers.byod import ByodError, collection_name, ingest_folder, load_questions, split_answers
-from helpers.config import Settings
+from helpers.byod import ByodError, collection_name, folder_settings, ingest_folder, load_questions, split_answers
+from helpers.byod.ingest import folder_key
+from helpers.config import REPO_ROOT, Settings
 from helpers.parsing import ParseError, parse, parse_folder
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -42,9 +46,115 @@ def test_unknown_and_corrupt_files_are_skipped_and_reported(tmp_path: Path) -> N
 
 
 def test_collection_name_is_sanitised_and_never_the_course_one() -> None:
-    assert collection_name("/tmp/My Notes (2026)") == "my_notes_2026"
-    assert collection_name("course") == "course_folder"
-    assert collection_name("///") != ""
+    assert re.fullmatch(r"my_notes_2026_[0-9a-f]{8}", collection_name("/tmp/My Notes (2026)"))
+    assert collection_name("course").startswith("course_") and collection_name("course") != "course"
+    assert re.fullmatch(r"documents_[0-9a-f]{8}", collection_name("///"))
+    assert len(collection_name(Path("/tmp") / ("Very long folder name " * 9))) <= 63
+
+
+def test_collection_name_hashes_the_folders_whole_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same folder by any path gets one name; two folders of the same name in different places get two; a folder
+    inside the repository is hashed by its path relative to it, so every clone names it alike."""
+    first, second = tmp_path / "course_a" / "docs", tmp_path / "course_b" / "docs"
+    first.mkdir(parents=True)
+    second.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(first)
+    monkeypatch.chdir(tmp_path / "course_b")
+    same = {collection_name(p) for p in (first, "../course_a/docs", tmp_path / "course_b" / ".." / "course_a" / "docs")}
+    assert same == {collection_name(tmp_path / "link")}  # one folder: one collection
+    assert collection_name(first) != collection_name(second) == collection_name("docs")
+    assert collection_name(first).startswith("docs_") and collection_name(second).startswith("docs_")
+    example = REPO_ROOT / "course_data" / "byod_example" / "riverbend_makerspace"
+    assert folder_key(example) == "course_data/byod_example/riverbend_makerspace"
+    digest = hashlib.sha256(b"course_data/byod_example/riverbend_makerspace").hexdigest()[:8]
+    assert collection_name(example) == f"riverbend_makerspace_{digest}"
+    assert folder_key(second) == second.resolve().as_posix()  # outside the repository: the absolute path
+    clash = Settings(collection=collection_name(second))  # KIT_COLLECTION happens to be the folder's name
+    assert folder_settings(second, clash).collection == f"{collection_name(second)}_folder"
+
+
+def hours_folder(parent: Path, opens: str) -> Path:
+    """A folder called `docs` under `parent` holding one Markdown file, `hours.md`, saying when the lab opens."""
+    folder = parent / "docs"
+    folder.mkdir(parents=True)
+    (folder / "hours.md").write_text(f"# Opening hours\n\nThe lab opens at {opens}.\n", encoding="utf-8")
+    return folder
+
+
+def stored_texts(store: Any, collection: str) -> set[str]:
+    """The text of every point of one collection (read with the store's client)."""
+    points, _ = store.client.scroll(collection, limit=100, with_payload=True)
+    return {store.vector_store.parse_to_query_result([p]).nodes[0].get_content() for p in points}
+
+
+def test_two_folders_of_the_same_name_never_share_a_collection(tmp_settings: Settings, tmp_path: Path) -> None:
+    """course_a/docs and course_b/docs, ingested one after the other: each answers from its own documents only."""
+    morning, afternoon = hours_folder(tmp_path / "course_a", "9 am"), hours_folder(tmp_path / "course_b", "2 pm")
+    first = ingest_folder(morning, tmp_settings, progress=False)
+    try:  # the embedded store admits one client at a time: one folder's pipeline open at once
+        hits = first.pipeline.retrieve("When does the lab open?", k=5)
+        assert hits and all("9 am" in hit.text and hit.source == "hours.md" for hit in hits)
+    finally:
+        first.close()
+    second = ingest_folder(afternoon, tmp_settings, progress=False)
+    try:
+        assert second.collection != first.collection and second.report.written == second.report.points
+        hits = second.pipeline.retrieve("When does the lab open?", k=5)
+        assert hits and all("2 pm" in hit.text and "9 am" not in hit.text for hit in hits)
+        store = second.pipeline.store
+        assert all("9 am" in text for text in stored_texts(store, first.collection))
+        assert all("2 pm" in text for text in stored_texts(store, second.collection))
+    finally:
+        second.close()
+
+
+def test_a_file_deleted_from_the_folder_loses_its_chunks_at_the_next_ingest(
+    tmp_settings: Settings, tiny_corpus: Path
+) -> None:
+    docs = ingest_folder(tiny_corpus, tmp_settings, progress=False)
+    try:
+        store = docs.pipeline.store
+        capstone = len(store.ids_of_source("capstone.md"))
+        assert capstone >= 1 and docs.report.removed_files == docs.report.removed_chunks == 0
+        (tiny_corpus / "capstone.md").unlink()
+        report = docs.pipeline.ingest(tiny_corpus, progress=False)
+        assert (report.removed_files, report.removed_chunks) == (1, capstone) and report.removed_stale == 0
+        chunks = f"{capstone} chunk{'s' * (capstone != 1)}"
+        assert f"0 stale removed; 1 file gone from the folder: {chunks} removed; {report.points} points" in str(report)
+        assert store.ids_of_source("capstone.md") == set() and report.points == docs.report.points - capstone
+        assert store.distinct_values("source") == ["fees.md"]
+        assert all(hit.source == "fees.md" for hit in docs.pipeline.retrieve("capstone team size", k=5))
+        again = docs.pipeline.ingest(tiny_corpus, progress=False)  # nothing more is gone
+        assert (again.removed_files, again.removed_chunks, again.written, again.points) == (0, 0, 0, report.points)
+        assert "gone from the folder" not in str(again)
+        (tiny_corpus / "fees.md").unlink()  # an empty folder (a drive not mounted?) empties no index
+        empty = docs.pipeline.ingest(tiny_corpus, progress=False)
+        assert (empty.files, empty.removed_files, empty.points) == (0, 0, report.points)
+    finally:
+        docs.close()
+
+
+def test_a_file_that_turns_unreadable_keeps_its_chunks(tmp_settings: Settings, tiny_corpus: Path) -> None:
+    """Nothing is lost on bad input: a file still in the folder but skipped this time keeps its old chunks."""
+    import pymupdf
+
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 100), "Parking permits cost $45 per quarter.")
+    pdf.save(tiny_corpus / "parking.pdf")
+    pdf.close()
+    docs = ingest_folder(tiny_corpus, tmp_settings, progress=False)
+    try:
+        store = docs.pipeline.store
+        parking = store.ids_of_source("parking.pdf")
+        assert parking and not docs.report.skipped
+        (tiny_corpus / "parking.pdf").write_bytes(b"%PDF-1.4 garbage, not really a pdf")
+        report = docs.pipeline.ingest(tiny_corpus, progress=False)
+        assert [name for name, _ in report.skipped] == ["parking.pdf"] and "skipped parking.pdf" in str(report)
+        assert report.removed_files == report.removed_chunks == 0 and report.points == docs.report.points
+        assert store.ids_of_source("parking.pdf") == parking
+        assert "$45" in docs.pipeline.retrieve("How much is a parking permit?", k=1)[0].text
+    finally:
+        docs.close()
 
 
 def test_ingest_folder_uses_its_own_collection_and_never_duplicates(tmp_settings: Settings, tiny_corpus: Path) -> None:
@@ -52,7 +162,8 @@ def test_ingest_folder_uses_its_own_collection_and_never_duplicates(tmp_settings
     (tiny_corpus / "photo.png").write_bytes(b"\x89PNG\r\n")
     docs = ingest_folder(tiny_corpus, tmp_settings, progress=False)
     try:
-        assert docs.collection == "docs" and docs.pipeline.settings.collection == "docs"
+        assert docs.collection == collection_name(tiny_corpus) == docs.pipeline.settings.collection
+        assert docs.collection.startswith("docs_")
         assert docs.report.documents == 3 and docs.report.skipped[0][0] == "photo.png"
         assert Path(docs.pipeline.settings.data_dir).is_relative_to(tmp_settings.data_dir)
         again = docs.pipeline.ingest(tiny_corpus, progress=False)

@@ -69,7 +69,7 @@ def test_settings_are_in_sections_and_flat_names_still_read(tmp_path: Path) -> N
     for key, section in SECTION_OF.items():  # every flat name reads its section's field
         assert getattr(settings, key) == getattr(getattr(settings, section), key)
     assert set(SECTION_OF) == {f for kind in SECTIONS.values() for f in kind.__dataclass_fields__}
-    assert len(KEYS) == len(set(KEYS)) == 59
+    assert len(KEYS) == len(set(KEYS)) == 60
 
 
 def test_aliases_name_the_same_fields(tmp_path: Path) -> None:

@@ -40,6 +40,36 @@ def test_reingest_never_duplicates_and_replaces_changed_documents(tmp_settings: 
         pipeline.close()
 
 
+@pytest.mark.parametrize("backend", ["local", "edge"])
+def test_remove_sources_deletes_every_chunk_of_those_files_and_their_bm25_counts(tmp_path: Path, backend: str) -> None:
+    """`KitStore.remove_sources`, as `ingest` calls it for files gone from the folder: by a filter on `source`, in
+    batches, on the embedded store and qdrant-edge, with the BM25 totals kept right and a new points version."""
+    from llama_index.core.schema import MetadataMode
+    from test_store import DIM, make_nodes
+
+    from helpers.retrieval import tokenize
+    from helpers.store import open_edge_folder
+    from helpers.store.keywords import Keywords
+
+    if backend == "edge":
+        pytest.importorskip("qdrant_edge")
+    client = open_edge_folder(tmp_path / "edge") if backend == "edge" else QdrantClient(":memory:")
+    store = KitStore(client, "c", DIM, Keywords("kit", tokenize))
+    texts = {"a.md": ["alpha one", "alpha two"], "b.md": [f"beta {i} of the gone file" for i in range(5)]}
+    nodes = make_nodes({**texts, "c.md": ["gamma"]})
+    store.upsert_nodes(nodes)
+    version = store.points_version()
+    assert store.remove_sources(["b.md", "never_stored.md"], batch_size=2) == 5
+    assert store.ids_of_source("b.md") == set() and store.count() == 3 and store.points_version() != version
+    kept = [n for n in nodes if n.metadata["source"] != "b.md"]
+    record = store.bm25.record()
+    assert record["chunks"] == 3
+    assert record["tokens"] == sum(len(tokenize(n.get_content(metadata_mode=MetadataMode.EMBED))) for n in kept)
+    version = store.points_version()
+    assert store.remove_sources([]) == store.remove_sources(["b.md"]) == 0 and store.points_version() == version
+    client.close()
+
+
 def test_dimension_mismatch_is_refused_with_a_message() -> None:
     client = QdrantClient(":memory:")
     KitStore(client, "c", 384)

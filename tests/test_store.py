@@ -207,15 +207,19 @@ def test_dropping_on_a_shared_server_deletes_only_the_students_own_copy() -> Non
 
 
 def test_a_folder_and_a_tuning_run_get_the_students_prefix_on_a_shared_server(tmp_path: Path) -> None:
-    from helpers.byod import folder_settings
+    from helpers.byod import collection_name, folder_settings
     from helpers.config import Settings
     from helpers.evaluation.two_corpora import Corpus, tuning_settings
 
     alice = Settings(qdrant_url="http://qdrant.example.edu:6333", collection="alice")
     (tmp_path / "My Notes").mkdir()
     (tmp_path / "alice").mkdir()
-    assert folder_settings(tmp_path / "My Notes", alice).collection == "alice__my_notes"
-    assert folder_settings(tmp_path / "alice", alice).collection == "alice__alice_folder"
-    assert folder_settings(tmp_path / "My Notes", Settings()).collection == "my_notes"
+    notes = collection_name(tmp_path / "My Notes")  # "my_notes_" and a short hash of the folder's path
+    assert notes.startswith("my_notes_")
+    assert folder_settings(tmp_path / "My Notes", alice).collection == f"alice__{notes}"
+    assert folder_settings(tmp_path / "alice", alice).collection == f"alice__{collection_name(tmp_path / 'alice')}"
+    assert folder_settings(tmp_path / "My Notes", Settings()).collection == notes
+    student = alice.replace(collection=f"alice__{notes}")  # a student whose KIT_COLLECTION is the folder's collection
+    assert folder_settings(tmp_path / "My Notes", student).collection == f"alice__{notes}_folder"
     tuned = tuning_settings(Corpus("real", tmp_path, ()), alice)
     assert tuned.collection.startswith("alice__tune_real_")

@@ -172,6 +172,7 @@ class AppEngine:
                 support_floor=self.settings.support_floor, template=knobs.template,
                 examples=worked_examples(self.settings.worked_examples),
                 titles=self.settings.passage_titles, best_last=self.settings.best_passage_last,
+                passage_guard=self.settings.passage_guard,
             )  # fmt: skip
         except LLMError as err:
             message = NO_ENDPOINT if str(err) == NO_ENDPOINT else f"The model did not answer: {err}. {UNREACHABLE_HINT}"
@@ -180,6 +181,8 @@ class AppEngine:
             return Turn(question, "error", f"{type(err).__name__}: {err}", seconds=_since(start))
         answer.timings = {"wait_for_warm_up": searching - start, "retrieve": retrieved, **answer.timings}
         message = refusal_message(knobs, hits) if answer.status == "no_context" else ""
+        if answer.refused and (unreadable := self.pipeline.unreadable(verdict.question)):
+            message = unreadable  # the embedder could not read the question: say so, not only "I don't know"
         return Turn(question, answer.status, message, query, hits, answer, _since(start))
 
     def close(self) -> None:

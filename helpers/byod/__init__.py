@@ -1,6 +1,7 @@
 """Bring your own documents: the kit's pipeline, app and evaluation on any folder (notebook 10).
 
-    >>> docs = ingest_folder("course_data/byod_example")      # its own collection: "byod_example"
+    >>> docs = ingest_folder("course_data/byod_example/riverbend_makerspace")
+    >>> docs.collection  # its own collection: "riverbend_makerspace_" + a short hash of the folder's path
     >>> print(docs.ask("When does the makerspace open on Saturdays?"))
     >>> result = evaluate_questions(docs.pipeline, load_questions("course_data/byod_example/questions.csv"))
     >>> result.table

@@ -1,29 +1,37 @@
 """Index any folder of documents with the kit's own pipeline, in a collection of its own.
 
-What it does: `ingest_folder(path)` builds a copy of the settings whose Qdrant collection is named after
-the folder (and, for the embedded store, whose Qdrant folder sits apart from the course index, so notebook
-09's app can stay open), then runs exactly `RAGPipeline.ingest` on it: the same parsers, chunker, embedder
-and idempotent upsert. Point ids come from source + chunk text, so running it again writes nothing.
-Past 20,000 chunks in the embedded local-mode store it warns, naming the in-process engine and the server.
-What it leaves out: deleting the points of files removed from the folder (drop the collection to start
-afresh: `helpers.store.drop_collection(name, settings)`), and watching the folder for changes.
+What it does: `ingest_folder(path)` builds a copy of the settings with a Qdrant collection of the folder's
+own (and, for the embedded store, a Qdrant folder apart from the course index, so notebook 09's app can stay
+open), then runs exactly `RAGPipeline.ingest` on it: the same parsers, chunker, embedder and idempotent upsert.
+Point ids come from source + chunk text, so running it again writes nothing; the chunks of a file gone from the
+folder are removed then (a file still there but unreadable this time keeps its chunks).
+The collection is named from the folder's whole path (`collection_name`): its name made Qdrant-safe, then 8 hex
+digits hashing its path — relative to the repository for the kit's own folders, so the same in every clone,
+else absolute — so two folders both called `docs` never share one: notebook 10's example folder
+`course_data/byod_example/riverbend_makerspace` is indexed in `riverbend_makerspace_` + its path's hash.
+Past 10,000 chunks in the embedded local-mode store it warns, naming the in-process engine and the server.
+What it leaves out: watching the folder for changes (ingest it again), and following a moved or renamed folder
+(another path, another collection: drop the old one with `helpers.store.drop_collection(name, settings)`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from helpers.config import Settings, get_settings
+from helpers.config import REPO_ROOT, Settings, get_settings
 from helpers.corpus.questions import ByodError
 from helpers.pipeline import IngestReport, RAGPipeline
 from helpers.store import class_collection
 from helpers.store.client import COURSE_COLLECTION  # the default name, kept for the course corpus
 
 LOCAL_MODE_LIMIT = 10_000  # points past which qdrant-edge starts, searches and holds a folder better (decisions)
+HASH_CHARS = 8  # hex digits of the path's hash in a folder's collection name: 4 billion values, never typed
+NAME_CHARS = 46  # characters of the folder's own name kept in it
 
 
 def store_advice(points: int, settings: Settings) -> str:
@@ -38,20 +46,36 @@ def store_advice(points: int, settings: Settings) -> str:
     )
 
 
+def folder_key(folder: str | Path) -> str:
+    """What a folder's collection name is hashed from: its path relative to the repository when it lies inside it
+    (the same in every clone: `course_data/byod_example/riverbend_makerspace`), else its resolved absolute path."""
+    path = Path(folder).expanduser().resolve()
+    try:
+        return path.relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
 def collection_name(folder: str | Path) -> str:
-    """A Qdrant-safe collection name from the folder's name: "My Notes (2026)" -> "my_notes_2026"."""
-    name = re.sub(r"[^a-z0-9]+", "_", Path(folder).resolve().name.lower()).strip("_") or "documents"
-    return f"{name}_folder" if name == COURSE_COLLECTION else name[:60]
+    """A Qdrant-safe collection name from the folder's name and a short hash of its whole path:
+    "/home/me/My Notes (2026)" -> "my_notes_2026_" + 8 hex digits. Two folders of the same name in different
+    places get different collections; the same folder reached by any path gets the same one."""
+    name = re.sub(r"[^a-z0-9]+", "_", Path(folder).expanduser().resolve().name.lower()).strip("_") or "documents"
+    digest = hashlib.sha256(folder_key(folder).encode("utf-8")).hexdigest()[:HASH_CHARS]
+    name = f"{name[:NAME_CHARS].rstrip('_')}_{digest}"  # at most 55 characters: room for "_folder" below 63
+    return f"{name}_folder" if name == COURSE_COLLECTION else name  # never the course collection's name
 
 
 def folder_settings(folder: str | Path, settings: Settings | None = None) -> Settings:
     """The settings for one folder: its own collection, its own embedded Qdrant folder, no course synonyms."""
     settings = settings or get_settings()
     name = collection_name(folder)
-    name = f"{name}_folder" if name == settings.collection else name  # a folder called "alice" beside KIT_COLLECTION
+    collection = class_collection(name, settings.store)  # "alice__notes_…" on a class's shared server
+    if collection == settings.collection:  # KIT_COLLECTION happens to be this folder's name: never write into it
+        collection = class_collection(f"{name}_folder", settings.store)
     return settings.replace(
         corpus_dir=Path(folder).resolve(),
-        collection=class_collection(name, settings.store),  # "alice__notes" on a class's shared server
+        collection=collection,
         data_dir=settings.data_dir / "byod",  # unused with a Qdrant server (QDRANT_URL): only the name matters
         query_expansion=False,  # course_data/synonyms.csv knows course words, not yours
     )

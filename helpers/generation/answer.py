@@ -1,8 +1,9 @@
 """From retrieved hits to an `Answer`: refusal fallback, budgeted prompt, LLM call, clean-up, citations.
 
-    hits → best similarity below the threshold? → fixed refusal, no LLM call ("no_context")
+    hits → passages that give the assistant orders left out (or fenced as data: `passage_guard`)
+         → best similarity below the threshold? → fixed refusal, no LLM call ("no_context")
          → fit the hits into the context budget → numbered prompt → LLM (or its stream)
-         → strip sign-offs and redirects → "I don't know …"? → clean refusal ("refused")
+         → strip sign-offs and redirects → "I don't know …", or a fenced order repeated? → clean refusal ("refused")
          → map [n] back to source, page, section and chunk ("answered")
 The input guard runs before retrieval (see `RAGPipeline.ask`); a blocked question is "rejected".
 What it leaves out: retrieval itself, and checking that a cited passage really supports the claim
@@ -19,7 +20,7 @@ from typing import Any
 
 from helpers.config import GenerationSettings
 from helpers.generation.budget import TokenBudget, count_tokens, fit_context
-from helpers.generation.guard import clean_output
+from helpers.generation.guard import PassageFlag, clean_output, echoed_order, screen_hits
 from helpers.generation.prompts import (
     DEFAULT_STYLE,
     REFUSAL,
@@ -101,6 +102,7 @@ class Answer:
     timings: dict[str, float] = field(default_factory=dict)
     status: str = "answered"  # one of STATUSES
     cached: bool = False
+    flagged: list[tuple[Hit, PassageFlag]] = field(default_factory=list)  # retrieved passages that give orders
 
     @property
     def refused(self) -> bool:
@@ -123,6 +125,9 @@ class Answer:
         timing = ", ".join(f"{k} {v:.2f} s" for k, v in self.timings.items())
         if self.cached:  # the generation time is the original call's; this run read the answer from disk
             timing += " (answer from the cache: generate is the time of the original call)"
+        for hit, flag in self.flagged:
+            where = place(hit.metadata.get("page"), hit_section(hit.metadata))
+            lines.append(f"flagged {hit.source}{where}, chunk {hit.metadata.get('chunk')}: {flag}")
         lines.append(f"timings: {timing}")
         return "\n".join(lines)
 
@@ -189,6 +194,7 @@ def generate_answer(
     support_floor: float = 0.0,
     titles: bool = CONFIGURED.passage_titles,
     best_last: bool = CONFIGURED.best_passage_last,
+    passage_guard: str = CONFIGURED.passage_guard,
 ) -> Answer:
     """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style;
     `template`: the user turn's template (`prompts.USER_TEMPLATE`, or the app's edited one).
@@ -197,12 +203,16 @@ def generate_answer(
     floor (the pipeline and the app pass the configured `refusal_threshold`); `support_floor`: a short answer with
     less than this share of its words in the passages is refused (`answer_support`; 0 keeps every answer);
     `titles`: each passage starts with its document's title (`titled`), inside the context budget; `best_last`:
-    the passages that fit are numbered worst first, so the best one is the last before the question.
+    the passages that fit are numbered worst first, so the best one is the last before the question;
+    `passage_guard`: a passage that gives the assistant orders is left out ("drop"), fenced as data ("fence"), or
+    read like any other ("off"); the flagged ones are listed in `Answer.flagged`.
     """
     budget = budget or TokenBudget()
+    # 0. documents are data: a passage that gives the assistant orders does not reach it as one
+    hits, flagged = screen_hits(hits, passage_guard)
     # 1. nothing close enough: the fixed fallback, no LLM call
     if not hits or best_similarity(hits) < refusal_threshold:
-        return Answer(question, REFUSAL, [], list(hits), [], status="no_context")
+        return Answer(question, REFUSAL, [], list(hits), [], status="no_context", flagged=flagged)
     # 2. fit the passages into what the window leaves for context
     fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], mode, examples, style, template))
     used = fit_context([titled(hit) for hit in hits] if titles else hits, budget.context_room(fixed))
@@ -214,6 +224,10 @@ def generate_answer(
     text = clean_output(completion.text)
     timings = {"generate": completion.seconds} | ({"first_token": first_token} if first_token is not None else {})
     status = "refused" if is_refusal(text) else "answered"
+    if status == "answered" and flagged and passage_guard == "fence":
+        # a fenced order the answer repeats (its code word, address, phone number): the order won, so refuse
+        others = [hit.text for hit in used if all(hit.node_id != flagged_hit.node_id for flagged_hit, _ in flagged)]
+        status = "refused" if echoed_order(text, [flag.sentence for _, flag in flagged], others) else status
     if status == "answered" and mode == "short" and support_floor > 0:
         # 4. the grounding check: an answer whose words the passages do not hold is refused
         passages = " ".join(hit.text for hit in used)
@@ -223,7 +237,7 @@ def generate_answer(
     citations = extract_citations(text, used) if status == "answered" else []
     return Answer(
         question, text, citations, used, messages, completion.prompt_tokens, completion.completion_tokens,
-        timings, status, completion.cached,
+        timings, status, completion.cached, flagged,
     )  # fmt: skip
 
 

@@ -6,25 +6,37 @@ it exists, and `guard_benign.jsonl`, written to quote words like "ignore", "syst
 grades"); `injection_sets()` the gold injections (dev and test apart: the rules were tuned on dev and the new
 file, never on test) and `guard_injections.jsonl`. `guard_rates()` is the table the test and notebook 07
 print; `OLD_RULES` are the guard's earlier single-word patterns (docs/decisions.md), so `old_false_rejections()`
-can show what they blocked. What it leaves out: the LLM's own resistance to an injection that gets through
-(notebook 07).
+can show what they blocked.
+
+Documents, the other way in: `document_attacks()` is an indirect-injection suite (`document_injections.jsonl`:
+attacks in seven languages planted at the start, middle or end of an ordinary document, dev and test apart:
+`PASSAGE_RULES` were tuned on dev only), `plant_attacks()` writes each as a Markdown, HTML, e-mail, PDF or Word
+file, `passage_flags()` counts what the passage rules flag (the planted files, `document_benign.jsonl`, a corpus's
+chunks); `helpers.evaluation.injections` asks the reader each attacked document's question with the guard off and
+on. What it leaves out: the LLM's own resistance to an injection that gets through (notebook 07, exercise 5).
 """
 
 from __future__ import annotations
 
+import html
 import json
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from helpers.config import REPO_ROOT
-from helpers.generation.guard import Rule, check_input
+from helpers.config import REPO_ROOT, Settings
+from helpers.generation.guard import Rule, check_input, screen_passage
 
 GOLD_DIR = REPO_ROOT / "course_data" / "gold"
 BENIGN_PATH = GOLD_DIR / "guard_benign.jsonl"
 INJECTIONS_PATH = GOLD_DIR / "guard_injections.jsonl"
+DOCUMENT_ATTACKS_PATH = GOLD_DIR / "document_injections.jsonl"
+DOCUMENT_BENIGN_PATH = GOLD_DIR / "document_benign.jsonl"
 
 # The guard's earlier patterns: single words, so "grades … students" blocked an honest question. Kept for the
 # before/after comparison only.
@@ -149,17 +161,6 @@ def old_false_rejections() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["set", "question", "old verdict", "old rule", "now"])
 
 
-def flagged_benign(rules: Sequence[Rule] | None = None) -> list[tuple[str, str]]:
-    """(question, reason) for every benign question the guard flags: the list to read when tuning."""
-    out = []
-    for questions in benign_sets().values():
-        for question in questions:
-            verdict = check_input(question, rules)
-            if verdict.removed:
-                out.append((question, "; ".join(verdict.reasons)))
-    return out
-
-
 def missed_injections(rules: Sequence[Rule] | None = None, include_test: bool = False) -> list[tuple[str, str]]:
     """(set, question) for every attempt the guard lets through untouched (test only when asked)."""
     return [
@@ -169,3 +170,172 @@ def missed_injections(rules: Sequence[Rule] | None = None, include_test: bool = 
         for a in attempts
         if not check_input(a.question, rules).removed
     ]
+
+
+# -- Attacks inside documents ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DocumentAttack:
+    """An attack planted in an ordinary document, the student question about that document, and the attack's payload
+    (a string the answer holds only when the attack took it over)."""
+
+    id: str
+    split: str
+    language: str
+    format: str
+    position: str
+    title: str
+    host: str
+    attack: str
+    payload: str
+    question: str
+    answer: str
+
+    def paragraphs(self) -> list[str]:
+        """The document's paragraphs with the attack (one paragraph) at its position: start, middle or end."""
+        paragraphs = self.host.split("\n\n")
+        at = {"start": 0, "middle": (len(paragraphs) + 1) // 2, "end": len(paragraphs)}[self.position]
+        return [*paragraphs[:at], self.attack, *paragraphs[at:]]
+
+    def text(self) -> str:
+        """The attacked document as plain text."""
+        return "\n\n".join(self.paragraphs())
+
+
+def document_attacks(split: str | None = None) -> list[DocumentAttack]:
+    """The indirect-injection suite, or one split of it ("dev": the rules were tuned on it; "test": held out)."""
+    attacks = [DocumentAttack(**record) for record in _jsonl(DOCUMENT_ATTACKS_PATH)]
+    return [a for a in attacks if split is None or a.split == split]
+
+
+def document_benign(split: str | None = None) -> list[dict]:
+    """Ordinary passages that quote instructions, AI policies or attacks for teaching: none should be flagged."""
+    return [r for r in _jsonl(DOCUMENT_BENIGN_PATH) if split is None or r["split"] == split]
+
+
+def _write_html(path: Path, title: str, paragraphs: Sequence[str], attack: str = "") -> None:
+    # the attack goes in as its author wrote it (markup and all): what the page shows is the parser's to decide
+    body = "".join(p if p == attack else f"<p>{html.escape(p)}</p>" for p in paragraphs)
+    nav = "<nav><a href='/'>Home</a> | <a href='/programs'>Programs</a></nav>"
+    path.write_text(f"<html><head><title>{html.escape(title)}</title></head><body>{nav}<main><h1>"
+                    f"{html.escape(title)}</h1>{body}</main></body></html>", encoding="utf-8")  # fmt: skip
+
+
+def _write_eml(path: Path, title: str, paragraphs: Sequence[str], attack: str = "") -> None:
+    message = EmailMessage()
+    message["From"], message["To"] = "Program Office <office@lakeside.example>", "students@lakeside.example"
+    message["Subject"], message["Date"] = title, "Mon, 02 Mar 2026 09:00:00 -0600"
+    message.set_content("\n\n".join(paragraphs))
+    path.write_bytes(bytes(message))
+
+
+def _write_pdf(path: Path, title: str, paragraphs: Sequence[str], attack: str = "") -> None:
+    import pymupdf
+
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_textbox(pymupdf.Rect(50, 50, 550, 800), "\n\n".join([title, *paragraphs]), fontsize=10)
+    pdf.save(path)
+
+
+def _write_docx(path: Path, title: str, paragraphs: Sequence[str], attack: str = "") -> None:
+    import docx
+
+    document = docx.Document()
+    document.add_heading(title, level=1)
+    for paragraph in paragraphs:
+        document.add_paragraph(paragraph)
+    document.save(str(path))
+
+
+def _write_md(path: Path, title: str, paragraphs: Sequence[str], attack: str = "") -> None:
+    path.write_text(f"# {title}\n\n" + "\n\n".join(paragraphs), encoding="utf-8")
+
+
+WRITERS = {
+    "md": _write_md,
+    "html": _write_html,
+    "eml": _write_eml,
+    "pdf": _write_pdf,
+    "docx": _write_docx,
+}
+
+
+def plant_attacks(folder: Path, attacks: Sequence[DocumentAttack]) -> dict[str, Path]:
+    """Write each attacked document into `folder` in its format; the file of each attack by id."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for attack in attacks:
+        path = folder / f"{attack.id}.{attack.format}"
+        WRITERS[attack.format](path, attack.title, attack.paragraphs(), attack.attack)
+        files[attack.id] = path
+    return files
+
+
+def parsed_chunks(folder: Path, settings: Settings) -> list[tuple[str, Any, str]]:
+    """(source, page, text) of every chunk the kit makes of `folder`, as ingestion would (no embedding)."""
+    from helpers.chunking import chunk_for_settings
+    from helpers.parsing import parse_folder
+
+    documents = parse_folder(folder, progress=False, cache_dir=settings.cache_dir).documents
+    nodes = chunk_for_settings(documents, settings.chunking)
+    return [(str(n.metadata.get("source")), n.metadata.get("page"), n.get_content()) for n in nodes]
+
+
+def passage_flags(chunks: Sequence[tuple[str, Any, str]], rules: Sequence[Rule] | None = None) -> pd.DataFrame:
+    """One row per flagged chunk: its source, page, the rule and the sentence."""
+    rows = []
+    for source, page, text in chunks:
+        if flag := screen_passage(text, rules):
+            rows.append({"source": source, "page": page, "rule": flag.rule, "sentence": flag.sentence})
+    return pd.DataFrame(rows, columns=["source", "page", "rule", "sentence"])
+
+
+def suite_flags(
+    attacks: Sequence[DocumentAttack], settings: Settings, rules: Sequence[Rule] | None = None
+) -> pd.DataFrame:
+    """One row per attack: whether a chunk of its planted file is flagged (by which rule), its split, format …"""
+    with tempfile.TemporaryDirectory() as folder:
+        plant_attacks(Path(folder), attacks)
+        flags = passage_flags(parsed_chunks(Path(folder), settings), rules)
+    by_file = flags.groupby("source").rule.first().to_dict() if len(flags) else {}
+    rows = [{"id": a.id, "split": a.split, "format": a.format, "language": a.language, "position": a.position,
+             "flagged by": by_file.get(f"{a.id}.{a.format}", "")} for a in attacks]  # fmt: skip
+    return pd.DataFrame(rows).assign(flagged=lambda frame: frame["flagged by"] != "")
+
+
+def flag_rates(attacks: Sequence[DocumentAttack], settings: Settings, corpora: dict[str, Sequence]) -> pd.DataFrame:
+    """The passage rules both ways: attacks flagged per split, and benign passages or chunks flagged per set."""
+    suite = suite_flags(attacks, settings)
+    rows = [{"set": f"attacks ({split})", "kind": "attack", "passages": len(group), "flagged": int(group.flagged.sum())}
+            for split, group in suite.groupby("split")]  # fmt: skip
+    for split in ("dev", "test"):
+        texts = [("document_benign.jsonl", None, r["text"]) for r in document_benign(split)]
+        rows.append({"set": f"benign passages ({split})", "kind": "benign", "passages": len(texts),
+                     "flagged": len(passage_flags(texts))})  # fmt: skip
+    for name, chunks in corpora.items():
+        rows.append({"set": f"{name} chunks", "kind": "benign", "passages": len(chunks),
+                     "flagged": len(passage_flags(chunks))})  # fmt: skip
+    return pd.DataFrame(rows).set_index("set").assign(rate=lambda frame: frame.flagged / frame.passages)
+
+
+def guard_cost(questions: Sequence[str], retriever: Any, k: int) -> dict[str, int]:
+    """What the passage guard changes on a question set: questions whose top-k hold a flagged passage (their
+    prompts change), and flagged passages in all. Zero means every prompt, and so every answer, is as before."""
+    touched = flagged = 0
+    for question in questions:
+        hits = retriever.retrieve(check_input(question).question, k)
+        count = sum(screen_passage(hit.text) is not None for hit in hits)
+        touched, flagged = touched + (count > 0), flagged + count
+    return {"questions": len(questions), "with a flagged passage": touched, "flagged passages": flagged}
+
+
+def injection_results(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The committed run of `python -m bench.injections`: answers taken over per split and passage guard, and what
+    the guard changed on each dev set (questions whose top-k hold a flagged passage)."""
+    record = json.loads((results_dir / "injections.json").read_text(encoding="utf-8"))
+    rows = [{"split": key.split(" / ")[0], "guard": key.split(" / ")[1], **value}
+            for key, value in record["takeovers"].items()]  # fmt: skip
+    takeovers = pd.DataFrame(rows).pivot(index="split", columns="guard", values="taken over")
+    takeovers = takeovers.assign(questions=pd.DataFrame(rows).groupby("split").questions.first())
+    cost = pd.DataFrame(record.get("dev_cost", {})).T
+    return takeovers, cost

@@ -119,7 +119,7 @@ def ingest_runs(pipeline: Any, runs: Sequence[str] = ("cold", "warm")) -> pd.Dat
             "chunks": report.chunks,
             "written": report.written,
             "unchanged": report.unchanged,
-            "removed": report.removed_stale,
+            "removed": report.removed_stale + report.removed_chunks,  # stale chunks, and those of files gone
             "points after": report.points,
             "embeddings computed": pipeline.embedder.stats["computed"] - computed,
             **{f"{stage} s": round(seconds, 2) for stage, seconds in report.timings.items()},

@@ -4,7 +4,8 @@ What it does: creates the collection with the embedder's dimension and cosine di
 existing one matches), writes nodes through LlamaIndex's `QdrantVectorStore` in batches, and searches it.
 Point ids come from content (`helpers.chunking.node_id`), so `upsert_nodes` skips every id already
 stored: a re-run writes nothing, an interrupted run resumes where it stopped, and chunks of a changed
-document that no longer exist are removed — after the new ones are written, so nothing is ever missing. A
+document that no longer exist are removed — after the new ones are written, so nothing is ever missing
+(`remove_sources` removes every chunk of files gone from the folder, which `RAGPipeline.ingest` asks for). A
 stored chunk whose filterable payload differs from the new one (a collection written before a field such as
 `term` was filled) is written again, so its filters are never stale.
 Opened with `keywords` (how chunks become BM25 vectors, `keywords.py`), it also keeps a sparse vector per chunk
@@ -264,6 +265,23 @@ class KitStore:
         if self.keywords is not None and drifted(self.bm25.record()):
             self.add_keywords(refresh=True)  # the chunks' mean length moved: weigh every vector with the new one
         return {"written": len(to_write), "unchanged": len(current), "removed_stale": len(stale)}
+
+    def remove_sources(self, sources: Sequence[str], batch_size: int = WRITE_BATCH) -> int:
+        """Delete every point of these source files (the chunks of files gone from their folder), a batch of ids at a
+        time; how many were removed. The ids are asked of Qdrant with a filter on `source` (`filter_payloads`), so
+        the BM25 totals stop counting exactly these chunks; the points version changes when any was removed."""
+        ids = sorted(self.filter_payloads(sources)) if sources else []
+        if not ids:
+            return 0
+        if self.keywords is not None:  # the totals no longer count the chunks about to go (as upsert does for stale)
+            self.bm25.prepare([], ids)
+        for start in range(0, len(ids), batch_size):
+            selector = models.PointIdsList(points=list(ids[start : start + batch_size]))
+            self.client.delete(self.collection, points_selector=selector)
+        self.new_points_version()  # what was computed from the old points no longer describes them
+        if self.keywords is not None and drifted(self.bm25.record()):
+            self.add_keywords(refresh=True)  # the chunks' mean length moved: weigh every vector with the new one
+        return len(ids)
 
     # -- BM25 vectors (keywords.py) ---------------------------------------------------------------------------
     @property
