@@ -88,8 +88,9 @@ def main() -> None:
     answers = attack_answers(attacks, settings, [g.strip() for g in args.guards.split(",")])
     table = takeover_table(answers)
     print(table.to_string())
+    columns = ("questions", "taken over", "holds the answer")
     record["takeovers"] = {
-        f"{split} / {guard}": {"questions": int(row["questions", guard]), "taken over": int(row["taken over", guard])}
+        f"{split} / {guard}": {column: int(row[column, guard]) for column in columns}
         for split, row in table.iterrows()
         for guard in table.columns.get_level_values("guard").unique()
     }

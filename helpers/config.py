@@ -254,7 +254,7 @@ class GenerationSettings:
     passage_titles: bool = False  # each passage the reader sees starts with its document's title, "(Title) text"
     best_passage_last: bool = True  # number the kept passages worst first, so the best sits next to the question
     worked_examples: str = "both"  # fixed worked turns before the question: "both" (answer, refusal), "refusal", "none"
-    passage_guard: str = "drop"  # a passage that gives the assistant orders: "drop" it, "fence" it as data, or "off"
+    passage_guard: str = "drop"  # a passage's paragraph that gives the assistant orders: "drop" it, "fence" the passage
 
     def __post_init__(self) -> None:
         _check_positive(self, "context_tokens")

