@@ -422,7 +422,10 @@ def screen_passage(text: str, rules: Sequence[Rule] | None = None) -> PassageFla
     True
     """
     for sentence in _LINE_OR_SENTENCE.split(text):
-        for reading in (sentence, unleet(sentence)) if sentence.strip() else ():
+        if not sentence.strip():
+            continue
+        decoded = unleet(sentence)  # read a second time only when some word mixes digits and letters
+        for reading in (sentence, decoded) if decoded != sentence else (sentence,):
             if rule := matching_rule(reading, PASSAGE_RULES if rules is None else rules):
                 return PassageFlag(rule.name, rule.reason, sentence.strip())
     return None
