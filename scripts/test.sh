@@ -2,9 +2,20 @@
 # Command 2: the whole test suite. Installs what it needs first (idempotent: the kit, then Chromium for the
 # browser test), then ruff, the unit tests and every notebook executed headlessly with nbval, in the `ci`
 # profile unless KIT_PROFILE says otherwise.
+# `--quick`: the contributor's lane, a few minutes: ruff and the unit tests of what changed (tests/changed.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+if [ "${1:-}" = --quick ]; then
+  shift
+  echo "==> ruff"
+  .venv/bin/ruff check .
+  selected=$(.venv/bin/python tests/changed.py)
+  echo "==> pytest, the unit tests of what changed: ${selected:-none}"
+  [ -z "$selected" ] && exit 0
+  # shellcheck disable=SC2086  # one word per test file
+  exec .venv/bin/python -m pytest $selected -q "$@"
+fi
 # The app's browser test (tests/browser) drives Debian's Chromium; install it once where we may (root + apt-get).
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

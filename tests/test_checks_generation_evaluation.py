@@ -18,11 +18,12 @@ import numpy as np
 import pytest
 from test_checks import assert_not_yet, assert_right
 
+from helpers.chunking import count_tokens
 from helpers.evaluation.bootstrap import resampled_mean_differences
 from helpers.exercises.base import STRICT_ENV
 from helpers.exercises.evaluation import check_bootstrap, check_exact_match, check_f1
 from helpers.exercises.generation import check_budget, check_prompt, fit_variant
-from helpers.generation.budget import count_tokens, fit_passages
+from helpers.generation.budget import fit_passages
 from helpers.generation.prompts import numbered_prompt
 from helpers.metrics.answers import normalize_answer, squad_exact_match, squad_f1
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers.chunking import count_tokens
 from helpers.config import Settings, get_settings
 from helpers.corpus import load_gold
 from helpers.generation import (
@@ -26,7 +27,6 @@ from helpers.generation import (
     build_messages,
     check_input,
     clean_output,
-    count_tokens,
     extract_citations,
     fit_context,
     fixed_prompt_tokens,

@@ -135,6 +135,15 @@ def test_the_same_recordings_give_the_same_bytes(bundle: Settings, tmp_path: Pat
     assert list(entries) == sorted(entries) and header["commit"] == "x"
 
 
+def test_a_bundle_leaves_out_what_another_model_answered(bundle: Settings, tmp_path: Path) -> None:
+    recording = tmp_path / "two-models.jsonl"
+    shipped.record("answers", "a" * 64, {"text": "mine"}, bundle.llm.llm_model)
+    rows = [{"ns": "answers", "key": "a" * 64, "value": {"text": "mine"}, "model": bundle.llm.llm_model},
+            {"ns": "answers", "key": "b" * 64, "value": {"text": "other"}, "model": "smollm2-135m"}]  # fmt: skip
+    recording.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert shipped.write_bundle([recording], bundle, tmp_path / "out.jsonl.gz", {}) == 1
+
+
 def test_the_committed_bundle_is_for_the_default_reader() -> None:
     settings = Settings()
     header, entries = shipped.read_bundle(shipped.bundle_path(settings))

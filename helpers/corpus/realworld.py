@@ -42,11 +42,6 @@ def manifest_files() -> list[dict]:
     return REALWORLD.files()
 
 
-def missing_docs(settings: Settings) -> list[str]:
-    """Rebuilt paths of the manifest that are absent or differ from their pinned hash (empty when all are in place)."""
-    return REALWORLD.missing(settings)
-
-
 def realworld_available(settings: Settings) -> bool:
     """True when every document of the set has been rebuilt intact (run `rebuild.py` otherwise)."""
     return REALWORLD.available(settings)

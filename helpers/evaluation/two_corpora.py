@@ -132,7 +132,7 @@ def what_the_reader_gets(
 ) -> tuple[list[bool], list[bool], list[int]]:
     """Per answerable question, from its ranked hits cut as the prompt cuts them under `settings`: whether the
     answer is in the passages, whether its evidence document is, and the passages' tokens."""
-    from helpers.generation import count_tokens
+    from helpers.chunking import count_tokens
 
     found, recalled, tokens = [], [], []
     for question, hits in zip(corpus.answerable, ranked, strict=True):

@@ -7,7 +7,7 @@
 Like minbpe, one file per idea (the LLM clients and their caches live lower, in `helpers.llm`, re-exported
 here): `prompts.py` (system prompt, template, worked examples, modes), `budget.py` (context under a token
 budget), `fewshot.py` (examples chosen by similarity), `guard.py` (prompt-injection guard, output
-clean-up), `answer.py` (hits → `Answer`), `evaluate.py` (what notebook 07 measures on the gold set).
+clean-up), `answer.py` (hits → `Answer`).
 What it leaves out: retrieval (`helpers.retrieval`) and LLM-judged metrics (notebook 08).
 """
 
@@ -23,7 +23,7 @@ from helpers.generation.answer import (
     is_refusal,
     strip_citations,
 )
-from helpers.generation.budget import TokenBudget, budget_table, count_tokens, fit_context
+from helpers.generation.budget import TokenBudget, budget_table, fit_context
 from helpers.generation.fewshot import FEW_SHOT, ExampleSelector, example_pool
 from helpers.generation.guard import REJECTION, GuardResult, check_input, clean_output, is_injection
 from helpers.generation.prompts import (
@@ -71,7 +71,6 @@ __all__ = [
     "clean_output",
     "closed_book_answer",
     "closed_book_messages",
-    "count_tokens",
     "example_pool",
     "extract_citations",
     "fit_context",

@@ -18,8 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from helpers.chunking.base import count_tokens
 from helpers.config import GenerationSettings
-from helpers.generation.budget import TokenBudget, count_tokens, fit_context
+from helpers.generation.budget import TokenBudget, fit_context
 from helpers.generation.guard import PassageFlag, clean_output, echoed_order, screen_hits
 from helpers.generation.prompts import (
     DEFAULT_STYLE,

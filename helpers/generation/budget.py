@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
 import pandas as pd
 
+from helpers.chunking.base import count_tokens, encoding
 from helpers.config import GenerationSettings, LLMSettings, Settings
 from helpers.mechanisms import chosen
 from helpers.types import Hit
@@ -30,24 +29,12 @@ LABEL_TOKENS = 4  # what numbering adds to a passage: its "[n] " label and the b
 CUT_MARK = " …"  # the end of a passage cut to fit
 
 
-@lru_cache(maxsize=1)
-def _encoding() -> Any:
-    import tiktoken
-
-    return tiktoken.get_encoding("cl100k_base")
-
-
-def count_tokens(text: str) -> int:
-    """Tokens of `text` in cl100k_base."""
-    return len(_encoding().encode(text))
-
-
 def cut_to_tokens(text: str, limit: int) -> str:
     """The start of `text` within `limit` tokens, ending on a whole word, marked with ' …'."""
-    tokens = _encoding().encode(text)
+    tokens = encoding().encode(text, disallowed_special=())
     if len(tokens) <= limit:
         return text
-    head = _encoding().decode(tokens[: max(limit - 2, 0)])
+    head = encoding().decode(tokens[: max(limit - 2, 0)])
     return head.rsplit(" ", 1)[0] + CUT_MARK
 
 

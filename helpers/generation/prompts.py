@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from helpers.chunking.base import count_tokens
 from helpers.config import GenerationSettings
-from helpers.generation.budget import count_tokens
 from helpers.mechanisms import chosen
 from helpers.types import Hit
 

@@ -161,17 +161,6 @@ def old_false_rejections() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["set", "question", "old verdict", "old rule", "now"])
 
 
-def missed_injections(rules: Sequence[Rule] | None = None, include_test: bool = False) -> list[tuple[str, str]]:
-    """(set, question) for every attempt the guard lets through untouched (test only when asked)."""
-    return [
-        (name, a.question)
-        for name, attempts in injection_sets().items()
-        if include_test or "test" not in name
-        for a in attempts
-        if not check_input(a.question, rules).removed
-    ]
-
-
 # -- Attacks inside documents ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DocumentAttack:

@@ -98,7 +98,7 @@ class CachedLLM:
             found = self.llm.chat(messages, max_tokens)
             self.store(messages, max_tokens, found)
         if recording():
-            record("answers", self._key(messages, max_tokens), as_row(found))
+            record("answers", self._key(messages, max_tokens), as_row(found), self.settings.llm.llm_model)
         return found
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:

@@ -30,9 +30,10 @@ def prompt_key(model: str, payload: Any) -> str:
 class DiskCache:
     """JSON values in files named by their key (two-level folders keep directories small)."""
 
-    def __init__(self, folder: Path, shipped: ShippedResults | None = None) -> None:
+    def __init__(self, folder: Path, shipped: ShippedResults | None = None, model: str = "") -> None:
         self.folder = Path(folder)
         self.shipped = shipped or ShippedResults.empty()
+        self.model = model  # the configured model, named in a recording (building the shipped answers)
         self.hits = 0
         self.misses = 0
 
@@ -49,7 +50,7 @@ class DiskCache:
             self.misses += 1
             return None
         self.hits += 1
-        record("outputs", key, value)
+        record("outputs", key, value, self.model)
         return value
 
     def put(self, key: str, value: Any) -> None:
@@ -59,12 +60,12 @@ class DiskCache:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path)
-        record("outputs", key, value)
+        record("outputs", key, value, self.model)
 
 
 def llm_cache(settings: Settings) -> DiskCache:
     """The kit's cache of LLM outputs, behind the shipped answers of the configured model."""
-    return DiskCache(settings.cache_dir / "llm_outputs", shipped_results(settings))
+    return DiskCache(settings.cache_dir / "llm_outputs", shipped_results(settings), settings.llm.llm_model)
 
 
 class CachedCompleter:
@@ -104,7 +105,7 @@ class CachedCompleter:
 
         cached = self.cache.shipped.resolve("outputs", key, live)
         if cached is not None:
-            record("outputs", key, cached)
+            record("outputs", key, cached, self.cache.model)
         else:
             cached = self.cache.get(key)
         if cached is not None:

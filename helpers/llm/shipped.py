@@ -205,13 +205,14 @@ def recording() -> bool:
     return bool(os.environ.get(RECORD_ENV))
 
 
-def record(namespace: str, key: str, value: Any) -> None:
-    """Append one looked-up output to the recording file, when one is set (building a bundle)."""
+def record(namespace: str, key: str, value: Any, model: str) -> None:
+    """Append one looked-up output of `model` to the recording file, when one is set (building a bundle)."""
     target = os.environ.get(RECORD_ENV)
     if not target or value is None:
         return
+    row = {"ns": namespace, "key": key, "value": value, "model": model}
     with open(target, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps({"ns": namespace, "key": key, "value": value}, ensure_ascii=False) + "\n")
+        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def write_bundle(
@@ -224,13 +225,14 @@ def write_bundle(
     """Write the recorded outputs of the configured model as a bundle (sorted, reproducible); returns the count.
 
     `kept` are entries of an earlier bundle to carry over (notebooks not recorded this time); a recorded output
-    replaces a kept one with the same key.
+    replaces a kept one with the same key. Outputs recorded for another model are left out.
     """
     entries: dict[tuple[str, str], Any] = dict(kept or {})
     for path in recordings:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            entries[(row["ns"], row["key"])] = row["value"]
+            if row.get("model", settings.llm.llm_model) == settings.llm.llm_model:
+                entries[(row["ns"], row["key"])] = row["value"]
     header = {"format": FORMAT, "model": settings.llm.llm_model, "model_sha256": model_fingerprint(settings), **about}
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as handle:

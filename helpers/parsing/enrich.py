@@ -140,6 +140,7 @@ class Enricher:
         self._db.execute("CREATE TABLE IF NOT EXISTS enrichments (key TEXT PRIMARY KEY, result TEXT)")
         self.stats = {"asked": 0, "cached": 0}
         self.shipped = shipped_results(settings)
+        self.model = settings.llm.llm_model  # named in a recording (building the shipped answers)
 
     def key(self, text: str) -> str:
         """sha256 of the model name, the prompt (with the schema) and the e-mail text."""
@@ -155,7 +156,7 @@ class Enricher:
             row = found[0] if found else None
         if row is not None:
             self.stats["cached"] += 1
-            record("enrichments", key, row)
+            record("enrichments", key, row, self.model)
             stored = json.loads(row)
             metadata = EmailMetadata.model_validate(stored["metadata"]) if stored["metadata"] else None
             return Enrichment(metadata, stored["error"], stored["seconds"], cached=True)
@@ -167,7 +168,7 @@ class Enricher:
         value = stored_value(result)
         with self._db:
             self._db.execute("INSERT OR REPLACE INTO enrichments VALUES (?, ?)", (key, value))
-        record("enrichments", key, value)
+        record("enrichments", key, value, self.model)
         return result
 
     def enrich_documents(self, documents: Sequence[Document], progress: bool = True) -> list[Enrichment]:

@@ -11,7 +11,7 @@ Two ways to ask (`QAWriter(style=...)`):
                   code or room; `answer_candidates`) and the model only writes a question for it — grounded by
                   construction (answer-aware question generation); a chunk without such a span falls back to
                   "free". The default, because far more of its pairs pass the filters (notebook 11, docs/decisions.md).
-What it leaves out: judging the pairs (filters.py does that) and several questions per chunk.
+What it leaves out: judging the pairs (quality.py does that) and several questions per chunk.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def answer_candidates(text: str) -> list[str]:
 
 @dataclass
 class Generated:
-    """One generated pair with the chunk it came from, and the filters' verdict (filled in by filters.py)."""
+    """One generated pair with the chunk it came from, and the filters' verdict (filled in by quality.py)."""
 
     question: str
     answer: str
