@@ -19,9 +19,9 @@ from pathlib import Path
 
 from bench.common import Record, arguments
 from helpers.config import get_settings
+from helpers.corpus.attacks import document_attacks
 from helpers.evaluation.injections import attack_answers, takeover_table
 from helpers.lab.guard import (
-    document_attacks,
     flag_rates,
     guard_cost,
     parsed_chunks,

@@ -249,7 +249,7 @@ def retrieval_phase(folder: str, ids: Sequence[str]) -> dict[str, Any]:
 
 def answers_phase(folder: str, ids: Sequence[str]) -> dict[str, Any]:
     """The default pipeline's short answers to every question, scored; indexes the folder first if it is empty."""
-    from helpers.lab.answer_scores import score_answer
+    from helpers.generation.scores import score_answer
     from helpers.metrics.answer_relevance import contains_answer
 
     pipeline = folder_pipeline(folder)

@@ -5,7 +5,8 @@ TYPE_CHECKING ones included): a folder imports only from its own layer or below,
 and no imports close a circle. Bottom first:
 
     foundation    config, types (Hit), mechanisms (the slots a student's function can fill: `use`), models
-                  (model files), llm (LLM clients and caches), corpus (Question, every question-set loader),
+                  (model files), llm (LLM clients and caches), corpus (Question, every question-set loader, the
+                  indirect-injection suite),
                   metrics (hit@k, MRR, nDCG, EM/F1: pure functions)
     parsing       files → Documents (+ LLM metadata enrichment)
     chunking      Documents → nodes
@@ -14,9 +15,9 @@ and no imports close a circle. Bottom first:
     retrieval     dense, BM25, hybrid + expansion, metadata filters, post-processing
     rerank        re-scoring the first stage's candidates
     query         multi-query and follow-up rewriting (wrap any retriever, reranked or not)
-    generation    prompt, token budget, answer with citations, guard
+    generation    prompt, token budget, answer with citations, guard, an answer's scores against gold
     lab           the experiments the notebooks run to compare a stage's choices, one module per stage or topic,
-                  and what they share (`lab.common`: question subsets, an exact numpy retriever); no pipeline
+                  and what they share (`lab.common`: the profile's subsets, an exact numpy retriever); no pipeline
     pipeline      core (the visible loop of notebook 00: embed, cosine top-k, numbered prompt, LLM, citations) and
                   RAGPipeline, its upgrade: composes the stages; a stage's factory takes the parts it uses
                   (`make_retriever(name, store, embedder, settings.retrieval)`), `pipeline.make_retriever(name)`
@@ -26,7 +27,9 @@ and no imports close a circle. Bottom first:
     exercises     the exercises' self-checks (`exercises.base` is their framework), one module per stage
     interfaces    app, classroom, the command line, this package
 
-A stage folder holds only its stage: what compares, reports or checks lives in `lab/` or `exercises/`. No stage
+A stage folder holds only its stage: what compares, reports or checks lives in `lab/` or `exercises/`, and those two
+are leaves: nothing else imports them (what the product needs of a measurement lives in a stage, `corpus` or
+`evaluation`). No stage
 reads the process's settings (`get_settings()`): its caller hands it its own section (`settings.retrieval`,
 `settings.chunking`) or, where it needs several, the whole `Settings`.
 

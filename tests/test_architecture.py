@@ -152,6 +152,17 @@ def test_stages_import_only_foundation_and_earlier_stages() -> None:
     assert not wrong, "a stage imports a later stage or a layer above the stages:\n" + "\n".join(wrong)
 
 
+LEAVES = ("lab", "exercises")  # experiments and self-checks: what the product needs from them lives below them
+
+
+def test_experiments_and_exercises_are_leaves() -> None:
+    """Nothing in helpers/ outside lab/ and exercises/ imports them (the interfaces included)."""
+    wrong = sorted(f"{a} -> {b}" for a, b in folder_arrows() if b in LEAVES and a not in LEAVES)
+    assert not wrong, "lab/ and exercises/ are leaves; move what these need to a stage or evaluation:\n" + "\n".join(
+        wrong
+    )
+
+
 STAGE_WORDS = ("compare", "report", "check", "measure", "sweep", "benchmark")
 
 

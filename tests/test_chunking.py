@@ -23,6 +23,7 @@ from helpers.chunking.fixed import plain_token_chunks
 from helpers.chunking.sections import split_sections
 from helpers.config import CHUNK_STRATEGIES, ConfigError, Settings
 from helpers.corpus import Evidence, Question
+from helpers.corpus.questions import question_subset
 from helpers.lab import chunking as compare
 from helpers.lab import common
 from helpers.types import Hit
@@ -181,8 +182,8 @@ def test_comparison_helpers() -> None:
     fee = (Evidence("guide.md", "application fee is $90"),)
     questions = [Question(f"q{i}", "?", "a", c, "dev", fee) for i, c in enumerate(["numerical"] * 5 + ["date"] * 2)]
     assert compare.quotes_inside(chunk_documents([doc(GUIDE)], "header_sections"), questions) == 1.0
-    subset = common.question_subset(questions, per_category=2, seed=1)
-    assert len(subset) == 4 and subset == common.question_subset(questions, per_category=2, seed=1)
+    subset = question_subset(questions, per_category=2, seed=1)
+    assert len(subset) == 4 and subset == question_subset(questions, per_category=2, seed=1)
     table = pd.DataFrame({"strategy": ["a", "b", "c"], "recall@5": [0.9, 0.7, 0.7], "MRR": [0.9, 0.4, 0.6]})
     table = table.assign(chunks=[1, 2, 3], **{f"recall in {compare.CONTEXT_BUDGET} tokens": [0.5, 0.7, 0.7]})
     assert compare.best_strategy(table) == "c" and compare.best_strategy(table, by="recall@5") == "a"

@@ -17,8 +17,9 @@ import pytest
 
 from helpers.byod import ingest_folder
 from helpers.config import REPO_ROOT, Settings, get_settings
+from helpers.corpus.attacks import document_attacks, plant_attacks
 from helpers.evaluation.injections import attack_answers, taken_over
-from helpers.lab.guard import document_attacks, flag_rates, parsed_chunks, passage_flags, plant_attacks
+from helpers.lab.guard import flag_rates, parsed_chunks, passage_flags
 
 RESULTS = REPO_ROOT / "bench" / "results" / "injections.json"
 PARSERS_MAY_HIDE = ("html",)  # a page's comments, scripts and hidden elements are not its text: the parser drops them

@@ -23,7 +23,7 @@ from helpers.corpus import Question, load_gold
 from helpers.evaluation.ablation import AblationResult
 from helpers.evaluation.bootstrap import paired_bootstrap, resampled_mean_differences
 from helpers.generation import Answer
-from helpers.lab.answer_scores import run_answers, summarize
+from helpers.generation.scores import run_answers, summarize
 from helpers.mechanisms import chosen, reset, use
 from helpers.metrics.answers import exact_match, f1_score, squad_exact_match, squad_f1, squad_scores
 

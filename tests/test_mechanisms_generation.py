@@ -29,7 +29,7 @@ from helpers.generation import (
 )
 from helpers.generation.budget import fit_passages
 from helpers.generation.prompts import INSTRUCTIONS, numbered_prompt
-from helpers.lab.answer_scores import run_answers, summarize
+from helpers.generation.scores import run_answers, summarize
 from helpers.mechanisms import chosen, reset, use
 from helpers.metrics.answer_relevance import contains_answer
 from helpers.types import Hit

@@ -21,6 +21,7 @@ import pytest
 from helpers.config import Settings, get_settings
 from helpers.core import course_chunks
 from helpers.corpus import Question, load_gold
+from helpers.corpus.questions import question_subset
 from helpers.embedding import Embedder
 from helpers.exercises.retrieval import (
     BM25_SLIPS,
@@ -34,7 +35,6 @@ from helpers.exercises.retrieval import (
     check_rrf,
     check_synonym_rule,
 )
-from helpers.lab.common import question_subset
 from helpers.lab.retrieval import evaluate
 from helpers.mechanisms import in_use, reset, use
 from helpers.metrics import RetrievalScores

@@ -7,7 +7,7 @@ under the current knobs and shows, beside its answer,
   (`helpers.metrics.contains_answer`, the "answer in the reader's context" of notebooks 02–08), which
   retrieved hits hold it but never reached the prompt (cut by the token budget, or a refusal before the model),
   and, for each evidence quote of the question, the passages that support it (`chunk_supports`);
-- the answer's SQuAD EM and F1 (`helpers.lab.answer_scores.score_answer`: the answer without its [n] markers;
+- the answer's SQuAD EM and F1 (`helpers.generation.scores.score_answer`: the answer without its [n] markers;
   a question without an answer is right when it is refused).
 What it leaves out: averages over many questions (notebook 08 and `helpers.byod.evaluate_questions` do that).
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 from helpers.app.engine import Turn
 from helpers.config import Settings
 from helpers.corpus import DOCS_DIR, Evidence, Question, load_gold
-from helpers.lab.answer_scores import score_answer
+from helpers.generation.scores import score_answer
 from helpers.metrics import chunk_supports, holding_answer
 from helpers.types import Hit
 

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 import pandas as pd
 
 from helpers.app.knobs import Knobs
+from helpers.chunking import count_tokens
 from helpers.generation import (
     Answer,
     TokenBudget,
     best_similarity,
     budget_table,
-    count_tokens,
     format_context,
     hit_section,
 )

@@ -24,9 +24,9 @@ from tqdm.auto import tqdm
 
 from helpers.byod.ingest import ByodError
 from helpers.corpus import Question
+from helpers.corpus.questions import question_subset
 from helpers.generation import check_input
-from helpers.lab.answer_scores import score_answer
-from helpers.lab.common import question_subset
+from helpers.generation.scores import score_answer
 from helpers.metrics import contains_answer
 from helpers.retrieval import Memoized
 

@@ -8,14 +8,16 @@ message that names the file (and the line), never a traceback from deep inside a
 Optional `source` and `evidence` columns (the file and the sentence that holds the answer, as
 `make-questions` writes them) become the question's evidence, so retrieval metrics work on the file too.
 It lives with the corpus (the loaders of every question set sit at the bottom of the package) and is
-re-exported by `helpers.byod`. What it leaves out: several evidence quotes per question.
+re-exported by `helpers.byod`. `question_subset` keeps a seeded, stratified share of any question set.
+What it leaves out: several evidence quotes per question.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+import random
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +108,15 @@ def questions_frame(questions: list[Question]) -> Any:
     import pandas as pd
 
     return pd.DataFrame([{"id": q.id, "question": q.question, "answers": " | ".join(q.answers)} for q in questions])
+
+
+def question_subset(questions: Sequence[Question], per_category: int | None, seed: int = 0) -> list[Question]:
+    """A seeded, stratified subset: at most `per_category` questions of each category (None: all), in order."""
+    if per_category is None:
+        return list(questions)
+    by_category: dict[str, list[Question]] = {}
+    for question in questions:
+        by_category.setdefault(question.category, []).append(question)
+    rng = random.Random(seed)
+    picked = {q.id for group in by_category.values() for q in rng.sample(group, min(per_category, len(group)))}
+    return [question for question in questions if question.id in picked]

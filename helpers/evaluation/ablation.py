@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 
 from helpers.corpus import Question
+from helpers.corpus.questions import question_subset
 from helpers.evaluation.bootstrap import paired_bootstrap
 from helpers.evaluation.ragas_eval import Judge, non_llm_scores
 from helpers.generation.answer import Answer, strip_citations
-from helpers.lab.answer_scores import run_answers, summarize
-from helpers.lab.common import question_subset
+from helpers.generation.scores import run_answers, summarize
 from helpers.metrics.answers import squad_scores
 from helpers.metrics.retrieval import evaluate_retrieval
 from helpers.query import CachedCompleter, FollowUpRewriter, MultiQueryRetriever
@@ -126,7 +126,7 @@ class AblationResult:
     """Per-question rows of every rung, plus the summary the notebook and the report show."""
 
     per_question: pd.DataFrame  # one row per (configuration, question)
-    summary: pd.DataFrame  # helpers.lab.answer_scores.summarize of each configuration
+    summary: pd.DataFrame  # helpers.generation.scores.summarize of each configuration
     judge: str = ""
     notes: list[str] = field(default_factory=list)
     builds_on: dict[str, str] = field(default_factory=dict)  # row -> the row it extends, if not the row above

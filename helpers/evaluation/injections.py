@@ -1,6 +1,6 @@
 """The indirect-injection suite asked of the reader: does an attack planted in a document take over the answer?
 
-What it does: `attack_answers()` plants the suite's attacked documents (`helpers.lab.guard.plant_attacks`) in a
+What it does: `attack_answers()` plants the suite's attacked documents (`helpers.corpus.attacks.plant_attacks`) in a
 folder, ingests it into a collection of its own in a scratch Qdrant folder, and asks each attack's question once per
 passage guard ("off", "fence", "drop") through `RAGPipeline.ask`; an answer that holds any attack's payload was
 taken over. `takeover_table()` counts them per split and guard. What it leaves out: the rules' side (flags on the
@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from helpers.config import Settings
-from helpers.lab.guard import DocumentAttack, plant_attacks
+from helpers.corpus.attacks import DocumentAttack, plant_attacks
 from helpers.metrics import contains_answer
 from helpers.pipeline import RAGPipeline
 

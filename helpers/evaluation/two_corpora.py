@@ -219,7 +219,7 @@ def answer_row(
 ) -> tuple[dict[str, float], pd.DataFrame]:
     """The reader's short answers scored: EM, F1 (answerable), refusals, prompt tokens, seconds; and the rows."""
     from helpers.generation.answer import strip_citations
-    from helpers.lab.answer_scores import score_answer
+    from helpers.generation.scores import score_answer
 
     rows = []
     for question in tqdm(list(questions), desc=label or "answers", disable=not progress, leave=False):

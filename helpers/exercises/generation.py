@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import zip_longest
 
+from helpers.chunking import count_tokens
 from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
 from helpers.generation import guard
 from helpers.generation.budget import (
@@ -33,7 +34,6 @@ from helpers.generation.budget import (
     LABEL_TOKENS,
     MIN_PIECE_TOKENS,
     TokenBudget,
-    count_tokens,
     cut_to_tokens,
     fit_context,
     fit_passages,
@@ -263,7 +263,8 @@ HELD_OUT_NEEDED = 4
 def benign_passages() -> list[str]:
     """Every chunk of the course corpus and every passage of `document_benign.jsonl`: text no rule may flag."""
     from helpers.config import get_settings
-    from helpers.lab.guard import document_benign, parsed_chunks
+    from helpers.corpus.attacks import document_benign
+    from helpers.lab.guard import parsed_chunks
 
     settings = get_settings()
     chunks = [text for _, _, text in parsed_chunks(settings.corpus_dir, settings)]

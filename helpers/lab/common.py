@@ -1,7 +1,7 @@
-"""What every lab experiment shares: seeded question subsets and an exact numpy dense retriever.
+"""What every lab experiment shares: the profile's subsets and an exact numpy dense retriever.
 
-`question_subset` keeps a seeded, stratified share of a question set; `profile_subset` (through `ci_subset`)
-keeps everything in the `full` profile and a few questions with their documents in `ci`; `dense_retriever`
+`profile_subset` (through `ci_subset`) keeps everything in the `full` profile and a few questions with their
+documents in `ci`; `dense_retriever`
 ranks nodes by `X @ q` over L2-normalised vectors, exact and without a vector store, with the function in force
 for the `top_k` slot (the kit's `cosine_top_k`, or the student's of notebook 03).
 What it leaves out: any scoring (each experiment module scores its own stage) and the pipeline.
@@ -18,6 +18,7 @@ from llama_index.core.schema import MetadataMode, TextNode
 
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question
+from helpers.corpus.questions import question_subset
 from helpers.embedding import Embedder
 from helpers.embedding.similarity import cosine_top_k
 from helpers.mechanisms import chosen
@@ -35,18 +36,6 @@ def dense_retriever(nodes: Sequence[TextNode], embedder: Embedder, k: int = 10) 
         return [Hit(nodes[i].node_id, nodes[i].text, dict(nodes[i].metadata), {"dense": score}) for i, score in top]
 
     return retrieve
-
-
-def question_subset(questions: Sequence[Question], per_category: int | None, seed: int = 0) -> list[Question]:
-    """A seeded, stratified subset: at most `per_category` questions of each category (None: all), in order."""
-    if per_category is None:
-        return list(questions)
-    by_category: dict[str, list[Question]] = {}
-    for question in questions:
-        by_category.setdefault(question.category, []).append(question)
-    rng = random.Random(seed)
-    picked = {q.id for group in by_category.values() for q in rng.sample(group, min(per_category, len(group)))}
-    return [question for question in questions if question.id in picked]
 
 
 Subset = tuple[list[Document], list[Question]]

@@ -17,10 +17,10 @@ import pandas as pd
 
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question
+from helpers.corpus.questions import question_subset
 from helpers.generation.answer import Answer
 from helpers.generation.fewshot import ExampleSelector
-from helpers.lab.answer_scores import run_answers
-from helpers.lab.common import question_subset
+from helpers.generation.scores import run_answers
 
 if TYPE_CHECKING:
     from helpers.retrieval import Retriever

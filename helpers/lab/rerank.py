@@ -203,7 +203,7 @@ BUDGETS = {
 
 def profile_questions(questions: Sequence[Question], profile: str, seed: int = 0) -> list[Question]:
     """All questions in `full`; a seeded subset with at most 3 per category in `ci`."""
-    from helpers.lab.common import question_subset
+    from helpers.corpus.questions import question_subset
 
     return question_subset(questions, BUDGETS[profile]["per_category"], seed)
 

@@ -1,29 +1,27 @@
-"""Measuring answers on the gold questions: EM/F1, refusals, injections, citation precision, speed.
+"""Scoring answers on gold questions: EM/F1, refusals, injections, citation precision, speed.
 
 Each gold question is one of four kinds: answerable (score EM/F1 on the answer, without its [n]
 markers), unanswerable (it should be refused), a pure injection (the guard should reject it) or a mixed
 one (a real question with an injection attached: it should be answered). Citation precision is the share
 of cited chunks that support one of the question's evidence quotes (`chunk_supports`). Latency is the
 generation time of the answers that called the model (a cached answer keeps the time of its real call).
-`tune_threshold` picks the refusal threshold on retrieval scores alone, no LLM needed.
-What it leaves out: LLM-judged faithfulness and relevancy (notebook 08).
+
+    >>> row = score_answer(question, pipeline.ask(question.question))   # {"em": 1.0, "f1": 1.0, "status": ...}
+    >>> summarize({"dense": run_answers(questions, ask_dense)})         # one row per configuration
+
+What it leaves out: LLM-judged faithfulness and relevancy (`helpers.evaluation`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from helpers.corpus import Question
-from helpers.generation.answer import Answer, best_similarity, strip_citations
-from helpers.generation.guard import check_input
+from helpers.generation.answer import Answer, strip_citations
 from helpers.metrics import chunk_supports, exact_match, f1_score
-
-if TYPE_CHECKING:
-    from helpers.retrieval import Retriever
 
 
 def question_kind(question: Question) -> str:
@@ -94,42 +92,3 @@ def summarize(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     table = pd.DataFrame(rows).T
     table["refusal accuracy"] = (table["refused unanswerable"] + table["answered answerable"]) / 2
     return table
-
-
-def tune_threshold(similarity: Sequence[float], should_refuse: Sequence[bool], max_lost: float = 0.02) -> pd.DataFrame:
-    """For candidate thresholds: share of unanswerable questions caught and of answerable ones lost.
-
-    The chosen threshold (`.attrs["best"]`) is the highest that loses at most `max_lost` of the answerable
-    questions: a wrongly refused answerable question costs more than an unanswerable one left to the LLM.
-    """
-    sims, refuse = np.asarray(similarity, dtype=float), np.asarray(should_refuse, dtype=bool)
-    rows = []
-    for t in np.round(np.arange(0.0, 0.71, 0.05), 2):
-        below = sims < t
-        rows.append(
-            {"threshold": t, "unanswerable caught": below[refuse].mean(), "answerable lost": below[~refuse].mean()}
-        )
-    table = pd.DataFrame(rows).set_index("threshold")
-    table.attrs["best"] = float(table.index[table["answerable lost"] <= max_lost].max())
-    return table
-
-
-def guard_table(questions: Sequence[Question]) -> pd.DataFrame:
-    """What the input guard does to each question: blocked, or answered without the sentences it removed."""
-    rows = []
-    for question in questions:
-        verdict = check_input(question.question)
-        outcome = "rejected" if verdict.blocked else ("cleaned" if verdict.removed else "passed")
-        rows.append(
-            {"id": question.id, "kind": question_kind(question), "guard": outcome, "question": question.question}
-        )
-    return pd.DataFrame(rows)
-
-
-def best_similarities(questions: Sequence[Question], retriever: Retriever, k: int) -> pd.DataFrame:
-    """The best dense similarity retrieval finds for each question (what the refusal threshold looks at)."""
-    rows = []
-    for question in questions:
-        hits = retriever.retrieve(check_input(question.question).question, k)
-        rows.append({"id": question.id, "kind": question_kind(question), "similarity": best_similarity(hits)})
-    return pd.DataFrame(rows)
