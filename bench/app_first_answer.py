@@ -28,7 +28,7 @@ def measure(question: str, cached: bool) -> dict[str, object]:
     start = time.perf_counter()
     import helpers  # noqa: F401  (notebook 09's first cell)
     from helpers.app import AppEngine, Knobs
-    from helpers.generation import make_llm
+    from helpers.llm import make_llm
 
     imported = time.perf_counter()
     # what `open_app()` does, without displaying widgets

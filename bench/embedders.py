@@ -139,8 +139,8 @@ def quality(corpus: Any, nodes: list, texts: list[str], embedder: Any, settings:
     answer in the reader's top_k chunks (after the context budget); the seconds the embedder took for the corpus."""
     from types import SimpleNamespace
 
-    from helpers.evaluation import evaluate_retrieval
     from helpers.evaluation.two_corpora import retrieval_rows
+    from helpers.metrics import evaluate_retrieval
     from helpers.retrieval import TOKENIZERS, BM25Retriever, make_retriever
     from helpers.types import Hit
 

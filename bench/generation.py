@@ -67,7 +67,7 @@ def stream_once(llm, messages: list[dict[str, str]]) -> dict[str, float]:
 def measure(sizes: tuple[int, ...]) -> dict[str, object]:
     """Cold (KV cache reset) and repeated-prefix streaming at each prompt size."""
     from helpers.config import get_settings
-    from helpers.generation import make_llm
+    from helpers.llm import make_llm
 
     settings = get_settings()
     start = time.perf_counter()

@@ -47,7 +47,7 @@ def app_child() -> dict[str, object]:
     steps = {"start": rss_mb()}
     import helpers  # noqa: F401
     from helpers.app import AppEngine, Knobs
-    from helpers.generation import make_llm
+    from helpers.llm import make_llm
 
     engine = AppEngine()
     engine.pipeline.llm = make_llm(engine.settings, cache=False)
@@ -68,7 +68,7 @@ def models_child() -> dict[str, object]:
     import helpers  # noqa: F401
     from helpers.config import get_settings
     from helpers.embedding import Embedder
-    from helpers.generation import make_llm
+    from helpers.llm import make_llm
 
     settings = get_settings()
     Embedder(settings, use_cache=False).embed_texts([QUESTION])

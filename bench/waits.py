@@ -173,7 +173,7 @@ def ingest_in_fresh_process(folder: Path | None, work: Path, cache_dir: Path) ->
 def answer_rows(settings: Any, floor: dict[str, float], count: int = QUESTIONS) -> dict[str, Any]:
     """The default pipeline answers gold dev questions, streamed, answer cache bypassed: cold and prefix-cached."""
     from helpers.corpus import load_gold
-    from helpers.generation import make_llm
+    from helpers.llm import make_llm
     from helpers.pipeline import RAGPipeline
 
     questions = [q for q in load_gold("dev") if q.answerable][: 2 * count]

@@ -77,8 +77,9 @@ def _train_reranker(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     """Index a folder, answer its questions in the chosen configurations, print the table and the rows' file."""
-    from helpers.byod import evaluate_questions, ingest_folder, load_questions
+    from helpers.byod import evaluate_questions, ingest_folder
     from helpers.byod.evaluate import CONFIGS
+    from helpers.corpus.questions import load_questions
 
     questions = load_questions(args.questions)  # bad files fail here, before any model loads
     configs = [name.strip() for name in args.configs.split(",") if name.strip()]

@@ -25,7 +25,6 @@ from helpers.chunking import chunk_for_settings
 from helpers.config import Settings, get_settings
 from helpers.embedding import Embedder
 from helpers.generation import (
-    LLM,
     REJECTION,
     Answer,
     Example,
@@ -33,10 +32,10 @@ from helpers.generation import (
     check_input,
     closed_book_answer,
     generate_answer,
-    make_llm,
     worked_examples,
 )
 from helpers.generation.guard import screen_passage, unreadable_question
+from helpers.llm import LLM, make_llm
 from helpers.store import KitStore, connect
 from helpers.store.client import bm25_in_store
 from helpers.types import Hit

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers.evaluation import exact_match, f1_score, squad_scores
 from helpers.evaluation.ablation import AblationResult
 from helpers.evaluation.bootstrap import paired_bootstrap
 from helpers.evaluation.judge import SCHEMA, RubricJudge, validate_rubric
 from helpers.evaluation.report import export_report
-from helpers.generation import Completion
+from helpers.llm import Completion
 from helpers.llm.completions import DiskCache
+from helpers.metrics import exact_match, f1_score, squad_scores
 
 
 def test_em_f1_precision_recall_on_known_pairs() -> None:

@@ -14,9 +14,10 @@ import pytest
 
 import helpers.config
 from helpers.__main__ import main
-from helpers.byod import ByodError, collection_name, folder_settings, ingest_folder, load_questions, split_answers
+from helpers.byod import ByodError, collection_name, folder_settings, ingest_folder
 from helpers.byod.ingest import folder_key
 from helpers.config import REPO_ROOT, Settings
+from helpers.corpus.questions import load_questions, split_answers
 from helpers.parsing import ParseError, parse, parse_folder
 
 # ---------------------------------------------------------------------------------------------- parsing

@@ -18,7 +18,7 @@ import pytest
 from test_checks import assert_not_yet
 
 from helpers import core
-from helpers.corpus import DOCS_DIR, Evidence, Question
+from helpers.corpus import DOCS_DIR, Evidence, Question, load_routing
 from helpers.exercises import rerank as rerank_checks
 from helpers.exercises import sources as sources_checks
 from helpers.exercises.base import STRICT_ENV
@@ -28,7 +28,7 @@ from helpers.exercises.sources import check_list_field, check_lost_words, check_
 from helpers.exercises.store import check_changed_document
 from helpers.exercises.tour import check_first_rank, check_refusal_threshold, check_search_above
 from helpers.parsing import row_to_sentence
-from helpers.sources import KeywordPlanner, load_routing
+from helpers.sources import KeywordPlanner
 from helpers.sources.planner import ME, MY_DOCS
 from helpers.testset.generate import Generated
 from helpers.types import Hit

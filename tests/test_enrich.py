@@ -15,8 +15,8 @@ from llama_index.core.schema import MetadataMode
 
 from helpers.config import Settings
 from helpers.corpus import Evidence, Question
-from helpers.generation import Completion, LLMError
 from helpers.lab.enrichment import email_subset, embed_only
+from helpers.llm import Completion, LLMError
 from helpers.parsing.enrich import (
     FIELDS,
     SCHEMA,

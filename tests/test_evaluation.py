@@ -7,7 +7,7 @@ import math
 import pytest
 
 from helpers.corpus import Evidence
-from helpers.evaluation import (
+from helpers.metrics import (
     chunk_supports,
     exact_match,
     f1_score,

@@ -18,9 +18,7 @@ from helpers.corpus import load_gold
 from helpers.generation import (
     REFUSAL,
     Answer,
-    CachedLLM,
     Citation,
-    Completion,
     Example,
     ExampleSelector,
     TokenBudget,
@@ -34,6 +32,7 @@ from helpers.generation import (
     strip_citations,
     worked_examples,
 )
+from helpers.llm import CachedLLM, Completion
 from helpers.types import Hit
 
 
@@ -235,7 +234,8 @@ def test_similar_examples_leave_the_question_itself_out() -> None:
 
 def test_primed_kv_state_from_disk_gives_the_same_answer(tmp_path: Path) -> None:
     """The app's warm-up: the prefix state is computed once, read from disk next time, and changes no answer."""
-    from helpers.generation import LocalLLM, build_messages
+    from helpers.generation import build_messages
+    from helpers.llm import LocalLLM
 
     settings = get_settings().replace(llm_model="smollm2-135m", llm_backend="local", cache_dir=tmp_path / "cache")
     prefix, question = build_messages("Hello?", []), build_messages("What is the fee?", [])
@@ -260,7 +260,8 @@ def test_a_prompt_gets_the_same_logits_whatever_was_asked_before(tmp_path: Path)
     reader's logits move enough to drop a citation marker. Fresh, after its own streamed answer and after another
     question, the last logits must be bit-identical."""
 
-    from helpers.generation import LocalLLM, build_messages
+    from helpers.generation import build_messages
+    from helpers.llm import LocalLLM
 
     settings = get_settings().replace(llm_model="qwen2.5-coder-0.5b", llm_backend="local", cache_dir=tmp_path / "c")
     hits = [Hit(f"n{i}", f"The {word} fee is ${90 + i}. Forms go to room {i}0{i}.", 1.0, {"source": f"d{i}.md"})

@@ -17,19 +17,13 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from helpers.chunking import count_tokens
 from helpers.corpus import Question, load_gold
-from helpers.generation import (
-    Answer,
-    Completion,
-    TokenBudget,
-    build_messages,
-    count_tokens,
-    fit_context,
-    generate_answer,
-)
+from helpers.generation import Answer, TokenBudget, build_messages, fit_context, generate_answer
 from helpers.generation.budget import fit_passages
 from helpers.generation.prompts import INSTRUCTIONS, numbered_prompt
 from helpers.generation.scores import run_answers, summarize
+from helpers.llm import Completion
 from helpers.mechanisms import chosen, reset, use
 from helpers.metrics.answer_relevance import contains_answer
 from helpers.types import Hit

@@ -9,9 +9,9 @@ import pytest
 from test_parsing import PAGE_HTML, make_two_column_pdf  # the fixtures of the parsing tests, built by code
 
 from helpers.corpus import Evidence, Question
-from helpers.evaluation import answer_labels, answer_relevant, contains_answer, evaluate_answer_retrieval
 from helpers.lab.parsing import answers_found, coverage, format_of, pdf_plain, pdf_sorted, quote_found
 from helpers.lab.parsing_views import metadata_frame, noise_table, pdf_page_orders
+from helpers.metrics import answer_labels, answer_relevant, contains_answer, evaluate_answer_retrieval
 from helpers.types import Hit
 
 

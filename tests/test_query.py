@@ -5,15 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.corpus import Question
-from helpers.query import (
-    CachedCompleter,
-    DiskCache,
-    FollowUpRewriter,
-    MultiQueryRetriever,
-    keyword_rewrite,
-    merge_unique,
-    parse_paraphrases,
-)
+from helpers.llm.completions import CachedCompleter, DiskCache
+from helpers.query import FollowUpRewriter, MultiQueryRetriever, keyword_rewrite, merge_unique, parse_paraphrases
 from helpers.rerank import order_by_scores
 from helpers.types import Hit
 
@@ -33,7 +26,7 @@ class FakeLLM:
         self.calls = 0
 
     def chat(self, messages: list[dict[str, str]], max_tokens: int) -> object:
-        from helpers.generation import Completion
+        from helpers.llm import Completion
 
         self.calls += 1
         return Completion(self.reply, 1, 1, 0.0)

@@ -98,7 +98,7 @@ def test_llm_reranker_reads_cached_scores_without_loading_a_model(tmp_path: Path
 
 
 def test_llm_reranker_gives_probabilities_with_the_tiny_model(tmp_settings: Settings) -> None:
-    from helpers.generation import make_llm
+    from helpers.llm import make_llm
 
     llm = make_llm(tmp_settings)  # SmolLM2-135M: fast, and real llama.cpp logits
     try:

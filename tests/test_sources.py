@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.generation import Completion
+from helpers.corpus import load_routing
+from helpers.llm import Completion
 from helpers.llm.completions import DiskCache
 from helpers.sources import (
     ACTIONS,
@@ -16,7 +17,6 @@ from helpers.sources import (
     distinct_values,
     expected_values,
     load_profiles,
-    load_routing,
     routing_accuracy,
     schedule_rows,
     store_rows,

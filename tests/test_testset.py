@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from helpers.byod import load_questions
-from helpers.generation import Completion
+from helpers.corpus.questions import load_questions
+from helpers.llm import Completion
 from helpers.llm.completions import DiskCache
 from helpers.testset import (
     Generated,

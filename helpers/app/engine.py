@@ -25,17 +25,15 @@ from helpers.app.search import SearchBuilder, standalone_query
 from helpers.app.views import no_hits_message, refusal_message
 from helpers.config import Settings
 from helpers.generation import (
-    LLM,
     REJECTION,
     Answer,
-    LLMError,
     TokenBudget,
     build_messages,
     check_input,
     generate_answer,
-    make_llm,
     worked_examples,
 )
+from helpers.llm import LLM, LLMError, make_llm
 from helpers.pipeline import RAGPipeline
 from helpers.types import Hit
 

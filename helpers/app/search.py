@@ -114,7 +114,8 @@ class SearchBuilder:
         depth = self.pipeline.settings.rerank_depth
         reranker = self.reranker() if knobs.rerank else None
         if knobs.multi_query:
-            from helpers.query import CachedCompleter, MultiQueryRetriever
+            from helpers.llm.completions import CachedCompleter
+            from helpers.query import MultiQueryRetriever
 
             llm = CachedCompleter.from_pipeline(self.pipeline)
             retriever = MultiQueryRetriever(retriever, llm, reranker=reranker, depth=depth)
@@ -135,7 +136,8 @@ def standalone_query(pipeline: RAGPipeline, history: Sequence[dict[str, str]], q
     if not history or method == "none":
         return question
     try:
-        from helpers.query import CachedCompleter, keyword_rewrite, llm_rewrite
+        from helpers.llm.completions import CachedCompleter
+        from helpers.query import keyword_rewrite, llm_rewrite
     except ImportError:
         return question
     if method == "llm":

@@ -7,7 +7,7 @@
     >>> result.table
 
 `ingest.py` (a folder into its own collection, idempotent), `helpers.corpus.questions` (your CSV or JSONL
-of questions and answers, re-exported here), `evaluate.py` (closed book vs dense vs hybrid vs reranked: EM,
+of questions and answers), `evaluate.py` (closed book vs dense vs hybrid vs reranked: EM,
 F1, answer-in-top-k), and `open_realworld` (the real-document set's pipeline, notebook 06).
 The command line does the same: `python -m helpers eval --docs FOLDER --questions FILE [--limit N]`.
 What it leaves out: file formats the parsers do not know (they are skipped and listed), and LLM judges.
@@ -15,8 +15,6 @@ What it leaves out: file formats the parsers do not know (they are skipped and l
 
 from helpers.byod.evaluate import BYODEvaluation, choose_reranker, evaluate_questions, plot_evaluation
 from helpers.byod.ingest import ByodError, FolderIndex, collection_name, folder_settings, ingest_folder, open_realworld
-from helpers.corpus.questions import load_questions, questions_frame, split_answers
-from helpers.corpus.realworld import load_realworld, realworld_available, realworld_docs_dir
 
 __all__ = [
     "BYODEvaluation",
@@ -27,12 +25,6 @@ __all__ = [
     "evaluate_questions",
     "folder_settings",
     "ingest_folder",
-    "load_questions",
-    "load_realworld",
     "open_realworld",
     "plot_evaluation",
-    "questions_frame",
-    "realworld_available",
-    "realworld_docs_dir",
-    "split_answers",
 ]

@@ -2,9 +2,6 @@
 runs and the dated report (`python -m helpers report`).
 
 The metrics themselves (hit@k, recall@k, MRR, nDCG, answer-based relevance, SQuAD-style EM and F1) are pure
-functions in `helpers.metrics`, at the bottom of the package; they are re-exported here so notebooks keep
-`from helpers.metrics import hit_at_k`. What it leaves out: building retrievers and models (the pipeline).
+functions in `helpers.metrics`, at the bottom of the package (`from helpers.metrics import hit_at_k`).
+What it leaves out: building retrievers and models (the pipeline).
 """
-
-from helpers.metrics import *  # noqa: F403  (every metric, re-exported)
-from helpers.metrics import __all__ as __all__

@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from helpers.generation import Completion, LLMError
+from helpers.llm import Completion, LLMError
 from helpers.llm.completions import DiskCache, prompt_key
 from helpers.parsing.enrich import validate_json
 
@@ -84,7 +84,7 @@ class RubricJudge:
 
     def __init__(self, llm: JSONChat, cache: DiskCache) -> None:
         if not hasattr(llm, "chat_json"):
-            raise TypeError("this LLM has no chat_json; pass helpers.generation.make_llm(settings)")
+            raise TypeError("this LLM has no chat_json; pass helpers.llm.make_llm(settings)")
         self.llm, self.cache, self.name = llm, cache, llm.name
         self.stats = {"judged": 0, "cached": 0}
 

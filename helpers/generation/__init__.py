@@ -1,13 +1,13 @@
-"""Generation: LLM clients, the grounded prompt, context under a token budget, citations, refusal, guard.
+"""Generation: the grounded prompt, context under a token budget, citations, refusal, guard, scores.
 
-    >>> llm = make_llm(settings)                           # local GGUF, or an OpenAI-compatible endpoint
+    >>> llm = make_llm(settings)                           # helpers.llm: a local GGUF, or an OpenAI endpoint
     >>> answer = generate_answer(question, hits, llm)      # or RAGPipeline().ask(question)
     >>> answer.text, answer.citations, answer.status       # "… $90 [1].", [[1] web/fees.html, chunk 2], "answered"
 
-Like minbpe, one file per idea (the LLM clients and their caches live lower, in `helpers.llm`, re-exported
-here): `prompts.py` (system prompt, template, worked examples, modes), `budget.py` (context under a token
-budget), `fewshot.py` (examples chosen by similarity), `guard.py` (prompt-injection guard, output
-clean-up), `answer.py` (hits → `Answer`).
+Like minbpe, one file per idea (the LLM clients and their caches live lower, in `helpers.llm`): `prompts.py`
+(system prompt, template, worked examples, modes), `budget.py` (context under a token budget), `fewshot.py`
+(examples chosen by similarity), `guard.py` (prompt-injection guard, output clean-up), `answer.py` (hits →
+`Answer`), `scores.py` (an answer scored against a gold question).
 What it leaves out: retrieval (`helpers.retrieval`) and LLM-judged metrics (notebook 08).
 """
 
@@ -40,12 +40,10 @@ from helpers.generation.prompts import (
     format_context,
     worked_examples,
 )
-from helpers.llm import LLM, CachedLLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM, make_llm
 
 __all__ = [
     "FEW_SHOT",
     "FIXED_EXAMPLES",
-    "LLM",
     "MODES",
     "REFUSAL",
     "REJECTION",
@@ -54,15 +52,10 @@ __all__ = [
     "SYSTEM_PROMPT",
     "USER_TEMPLATE",
     "Answer",
-    "CachedLLM",
     "Citation",
-    "Completion",
     "Example",
     "ExampleSelector",
     "GuardResult",
-    "LLMError",
-    "LocalLLM",
-    "OpenAICompatibleLLM",
     "TokenBudget",
     "best_similarity",
     "budget_table",
@@ -80,7 +73,6 @@ __all__ = [
     "hit_section",
     "is_injection",
     "is_refusal",
-    "make_llm",
     "strip_citations",
     "worked_examples",
 ]

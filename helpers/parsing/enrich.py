@@ -132,7 +132,7 @@ class Enricher:
 
     def __init__(self, llm: JSONChat, settings: Settings) -> None:
         if not hasattr(llm, "chat_json"):
-            raise TypeError("this LLM has no chat_json; pass helpers.generation.make_llm(settings, cache=False)")
+            raise TypeError("this LLM has no chat_json; pass helpers.llm.make_llm(settings, cache=False)")
         self.llm = llm
         path = settings.cache_dir / "email_metadata.sqlite"
         path.parent.mkdir(parents=True, exist_ok=True)

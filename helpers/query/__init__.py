@@ -3,26 +3,21 @@
     >>> retriever = MultiQueryRetriever(pipeline.make_retriever("hybrid"), CachedCompleter.from_pipeline(pipeline))
     >>> FollowUpRewriter("keywords").query(question)   # "What about on MLE? big ADSc capstone teams"
 
-Every LLM output is kept on disk (model + prompt hash) by `helpers.llm.CachedCompleter` (re-exported here),
+Every LLM output is kept on disk (model + prompt hash) by `helpers.llm.completions.CachedCompleter`,
 `multi_query.py` paraphrases and merges,
 `followup.py` makes a follow-up standalone. What it leaves out: reranking (helpers.rerank).
 """
 
-from helpers.llm.completions import CachedCompleter, DiskCache, llm_cache, prompt_key
 from helpers.query.followup import FollowUpRewriter, keyword_rewrite, llm_rewrite, salient_terms
 from helpers.query.multi_query import MultiQueryRetriever, merge_unique, paraphrases, parse_paraphrases
 
 __all__ = [
-    "CachedCompleter",
-    "DiskCache",
     "FollowUpRewriter",
     "MultiQueryRetriever",
     "keyword_rewrite",
-    "llm_cache",
     "llm_rewrite",
     "merge_unique",
     "paraphrases",
     "parse_paraphrases",
-    "prompt_key",
     "salient_terms",
 ]

@@ -7,8 +7,6 @@ Labelled routing questions: course_data/gold/routing.jsonl (`load_routing`, from
 What it leaves out: the single-collection pipeline (`helpers.pipeline`) and metrics (`helpers.metrics`).
 """
 
-from helpers.corpus import ROUTING_PATH as ROUTING_PATH
-from helpers.corpus import load_routing
 from helpers.sources.aggregate import QUESTIONS as AGGREGATION_QUESTIONS
 from helpers.sources.aggregate import distinct_values, expected_values, schedule_rows, store_rows, topk_recall
 from helpers.sources.context import compile_context
@@ -28,7 +26,6 @@ __all__ = [
     "distinct_values",
     "expected_values",
     "load_profiles",
-    "load_routing",
     "routing_accuracy",
     "schedule_rows",
     "store_rows",

@@ -142,7 +142,7 @@ def passage(chunk: Hit) -> str:
 
 def _json_llm(settings: Settings) -> Any:
     """The configured LLM without the answer cache (chat_json is cached here, by QAWriter)."""
-    from helpers.generation import make_llm
+    from helpers.llm import make_llm
 
     return make_llm(settings, cache=False)
 

@@ -18,7 +18,7 @@ import pytest
 from reliability_kit import Record, closed_port
 
 from helpers.config import Settings, show
-from helpers.generation import LLMError, OpenAICompatibleLLM
+from helpers.llm import LLMError, OpenAICompatibleLLM
 from helpers.parsing.enrich import ask_for_metadata
 
 SECRET = "sk-test-DO-NOT-PRINT-4f9a1c"
