@@ -10,6 +10,7 @@ Importing a package's child (`helpers.retrieval.bm25`) counts as an arrow to tha
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -247,3 +248,40 @@ def test_no_stage_or_foundation_module_reads_the_settings_itself() -> None:
         if unit_of(module) in units and (lines := settings_reads(path.read_text(encoding="utf-8")))
     }
     assert not found, f"modules that read the settings instead of being given them (module: lines): {found}"
+
+
+def borrowed_names() -> dict[str, dict[str, str]]:
+    """For each package, the names its `__init__` imports from a module outside the package, and that module."""
+    found: dict[str, dict[str, str]] = {}
+    for module, path in MODULES.items():
+        if path.name != "__init__.py":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            outside = isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers")
+            if outside and node.module != module and not node.module.startswith(module + "."):
+                for alias in node.names:
+                    found.setdefault(module, {})[alias.asname or alias.name] = node.module
+    return found
+
+
+def test_no_name_is_imported_through_a_second_package() -> None:
+    """One name, one home: code, tests, benchmarks and notebooks import a name from the package that defines it."""
+    borrowed = borrowed_names()
+    sources = [*HELPERS.parent.glob("tests/**/*.py"), *HELPERS.parent.glob("bench/*.py"), *MODULES.values()]
+    texts = {path: path.read_text(encoding="utf-8") for path in sources}
+    for notebook in HELPERS.parent.glob("notebooks/*.ipynb"):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        texts[notebook] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    wrong = []
+    for path, text in texts.items():
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:  # a notebook's shell escape
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in borrowed:
+                for alias in node.names:
+                    if alias.name in borrowed[node.module]:
+                        home = borrowed[node.module][alias.name]
+                        wrong.append(f"{path.name}: {alias.name} from {node.module} (its home: {home})")
+    assert not wrong, "\n".join(sorted(wrong))
