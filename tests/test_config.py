@@ -8,6 +8,7 @@ import pytest
 
 from helpers.config import (
     KEYS,
+    REPO_ROOT,
     SECTION_OF,
     SECTIONS,
     ConfigError,
@@ -186,3 +187,18 @@ def test_environment_yml_mirrors_the_pinned_dependencies() -> None:
     conda = (REPO_ROOT / "environment.yml").read_text()
     missing = [pin for pin in pins if f'"{pin}"' not in conda]
     assert not missing, f"environment.yml lacks these pins of pyproject.toml: {missing}"
+
+
+def test_the_decisions_table_opens_with_every_default_in_force() -> None:
+    """docs/decisions.md's first table names every setting (paths aside) with today's default."""
+    import ast
+    import re
+
+    text = (REPO_ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    table = text.split("## The defaults in force", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| `([^`]*)` \|", table, flags=re.MULTILINE)
+    written = {key: ast.literal_eval(value) for key, value in rows}
+    defaults = Settings()
+    expected = {key: getattr(getattr(defaults, section), key) for key, section in SECTION_OF.items() if section != "paths"}
+    assert written == expected
+    assert text.index("## The defaults in force") < text.index("| decision |")  # the table comes before history
