@@ -199,6 +199,7 @@ def test_the_decisions_table_opens_with_every_default_in_force() -> None:
     rows = re.findall(r"^\| `(\w+)` \| `([^`]*)` \|", table, flags=re.MULTILINE)
     written = {key: ast.literal_eval(value) for key, value in rows}
     defaults = Settings()
-    expected = {key: getattr(getattr(defaults, section), key) for key, section in SECTION_OF.items() if section != "paths"}
+    sections = {key: section for key, section in SECTION_OF.items() if section != "paths"}
+    expected = {key: getattr(getattr(defaults, section), key) for key, section in sections.items()}
     assert written == expected
     assert text.index("## The defaults in force") < text.index("| decision |")  # the table comes before history
