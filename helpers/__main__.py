@@ -179,6 +179,21 @@ def _nbgrader_course(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config(args: argparse.Namespace) -> int:
+    """The settings, then the retrieval stack they build, in the order a query meets it."""
+    show()
+    from helpers.pipeline import RAGPipeline
+
+    pipeline = RAGPipeline(get_settings())
+    try:
+        print(f"\nretrieval, in the order a query meets it: {pipeline.retriever!r}")
+    except Exception as error:  # no index yet, or the store is unreachable: the settings above still hold
+        print(f"\nretrieval: not built ({type(error).__name__}: {error}); `bash scripts/start.sh` builds the index")
+    finally:
+        pipeline.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m helpers`."""
     parser = argparse.ArgumentParser(prog="python -m helpers", description="The RAG Teaching Kit.")
@@ -228,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     course.add_argument("--notebooks", default=None, help="comma-separated numbers or names (05,07); default: all")
     course.add_argument("--assignment", default=None, help="one assignment of these notebooks (default: one each)")
     course.set_defaults(run=_nbgrader_course)
-    sub.add_parser("config", help="print the configuration").set_defaults(run=lambda a: show() or 0)
+    sub.add_parser("config", help="print the configuration and the retrieval stack").set_defaults(run=_config)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

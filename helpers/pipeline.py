@@ -246,7 +246,8 @@ class RAGPipeline:
             return closed_book_answer(verdict.question, self.llm)
         # 2. retrieve with the cleaned question
         k = k or self.settings.top_k
-        hits = (retriever or self.retriever).retrieve(verdict.question, k)
+        retriever = retriever or self.retriever
+        hits = retriever.retrieve(verdict.question, k)
         retrieved = time.perf_counter()
         # 3. refusal fallback, budgeted prompt, LLM, clean-up, citations
         budget = TokenBudget.from_settings(self.settings)
@@ -261,6 +262,7 @@ class RAGPipeline:
         if answer.refused and mode == "sentence" and (unreadable := self.unreadable(verdict.question)):
             answer.text = unreadable  # not "I don't know": the embedder could not read the question
         answer.timings = {"retrieve": retrieved - start, **answer.timings, "total": time.perf_counter() - start}
+        answer.retrieval = repr(retriever)
         return answer
 
     def close(self) -> None:

@@ -94,5 +94,6 @@ def test_ask_end_to_end_with_the_tiny_model(tmp_settings: Settings, tiny_corpus:
         assert best.source == "fees.md"
         assert answer.text and answer.completion_tokens > 0
         assert "generate" in answer.timings and answer.messages[0]["role"] == "system"
+        assert answer.retrieval == repr(pipeline.retriever) and f"retrieval: {answer.retrieval}" in str(answer)
     finally:
         pipeline.close()

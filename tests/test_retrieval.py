@@ -199,3 +199,20 @@ def test_stemmed_tokenizer_strips_plurals_but_keeps_codes_and_numbers():
 
     tokens = stemmed_tokenize("Fees, deadlines and policies for ADS 530 classes: status 3.5 thesis")
     assert {"fee", "deadline", "policy", "ads530", "class", "status", "3.5", "thesis"} <= set(tokens)
+
+
+def test_the_retrieval_stack_reads_in_the_order_a_query_meets_it() -> None:
+    from helpers.rerank import Reranked
+    from helpers.retrieval import DenseRetriever, Expanded, HybridRetriever, Neighbours, PostProcessed, Windowed
+    from helpers.retrieval.store_hybrid import StoreBM25Retriever
+
+    hybrid = HybridRetriever(DenseRetriever(None, None), StoreBM25Retriever(None, str.split), "rrf", rrf_k=60, pool=30)
+    stack = Expanded(Windowed(PostProcessed(hybrid, 0.3, True), Neighbours([]), 1, 0.8), synonyms={})
+
+    class MaxSim:
+        name = "maxsim"
+
+    assert repr(Reranked(stack, MaxSim(), 20)) == (
+        "Reranked(Expanded(Windowed(PostProcessed(Hybrid(Dense, BM25 in Qdrant; RRF k 60, pool 30); threshold 0.3, "
+        "one per source True); ±1 chunks, copies ≥ 0.8)); maxsim, top 20)"
+    )

@@ -104,6 +104,7 @@ class Answer:
     status: str = "answered"  # one of STATUSES
     cached: bool = False
     flagged: list[tuple[Hit, PassageFlag]] = field(default_factory=list)  # retrieved passages that give orders
+    retrieval: str = ""  # the retriever that found the hits, in the order a query meets it (`repr`)
 
     @property
     def refused(self) -> bool:
@@ -129,6 +130,8 @@ class Answer:
         for hit, flag in self.flagged:
             where = place(hit.metadata.get("page"), hit_section(hit.metadata))
             lines.append(f"flagged {hit.source}{where}, chunk {hit.metadata.get('chunk')}: {flag}")
+        if self.retrieval:
+            lines.append(f"retrieval: {self.retrieval}")
         lines.append(f"timings: {timing}")
         return "\n".join(lines)
 

@@ -74,6 +74,9 @@ class MultiQueryRetriever:
         """The original question followed by its paraphrases."""
         return [question, *paraphrases(self.llm, question, self.n)]
 
+    def __repr__(self) -> str:
+        return f"MultiQuery({self.retriever!r}; {self.n} paraphrases)"
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Top `depth` for every version, merged and deduplicated, then reranked (or cut) to k."""
         rankings = [self.retriever.retrieve(q, max(self.depth, k), filters) for q in self.queries(query)]

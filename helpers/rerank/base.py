@@ -52,6 +52,10 @@ class Reranked:
             raise ValueError(f"depth (the number of candidates to rerank) must be at least 1, got {depth}")
         self.retriever, self.reranker, self.depth = retriever, reranker, depth
 
+    def __repr__(self) -> str:
+        name = getattr(self.reranker, "name", type(self.reranker).__name__)
+        return f"Reranked({self.retriever!r}; {name}, top {self.depth})"
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """The first stage's top max(depth, k), reranked, cut to k."""
         candidates = self.retriever.retrieve(query, max(self.depth, k), filters)

@@ -57,6 +57,9 @@ class Memoized:
         self.retriever = retriever
         self.cache: dict[tuple, list[Hit]] = {}
 
+    def __repr__(self) -> str:
+        return f"Memoized({self.retriever!r})"
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """The inner retriever's answer, computed once per (query, k, filters)."""
         key = (query, k, repr(sorted((filters or {}).items())))

@@ -179,6 +179,9 @@ class BM25Retriever:
                 self._remembered.popitem(last=False)
         return self._remembered[key]
 
+    def __repr__(self) -> str:
+        return "BM25"
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Top-k chunks by BM25 score; chunks that share no word with the query are never returned."""
         scores = self.scores(query)

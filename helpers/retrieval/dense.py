@@ -21,6 +21,9 @@ class DenseRetriever:
         self.store = store
         self.embedder = embedder
 
+    def __repr__(self) -> str:
+        return "Dense"
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Top-k chunks by cosine similarity (the store turns the filter into Qdrant conditions)."""
         return self.store.search(self.embedder.embed_query(query), k, filters=filters)

@@ -47,6 +47,9 @@ class Expanded:
         self.retriever = retriever
         self.synonyms = load_synonyms() if synonyms is None else synonyms
 
+    def __repr__(self) -> str:
+        return f"Expanded({self.retriever!r})"
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """The inner retriever's hits for the expanded query."""
         return self.retriever.retrieve(expand_query(query, self.synonyms), k, filters)

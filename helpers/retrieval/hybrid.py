@@ -53,6 +53,11 @@ def rrf_scores(rankings: list[list[str]], k: int) -> dict[str, float]:
     return fused
 
 
+def fusion_label(fusion: str, alpha: float, rrf_k: int) -> str:
+    """How a hybrid fuses, in a few words: "weighted α 0.5" or "RRF k 60"."""
+    return f"weighted α {alpha}" if fusion == "weighted" else f"RRF k {rrf_k}"
+
+
 def weighted_fusion(dense: Sequence[Hit], sparse: Sequence[Hit], alpha: float = DEFAULTS.hybrid_alpha) -> list[Hit]:
     """One list, ranked by the fusion in force (the kit's: alpha * min-max(dense) + (1 - alpha) * min-max(sparse))."""
     fuse = chosen("fusion", min_max_fusion)
@@ -109,6 +114,10 @@ class HybridRetriever:
         check_fusion(fusion, alpha)
         self.dense, self.sparse = dense, sparse
         self.fusion, self.alpha, self.rrf_k, self.pool = fusion, alpha, rrf_k, pool
+
+    def __repr__(self) -> str:
+        fusion = fusion_label(self.fusion, self.alpha, self.rrf_k)
+        return f"Hybrid({self.dense!r}, {self.sparse!r}; {fusion}, pool {self.pool})"
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Ask both sides for `pool` candidates (at least k), fuse, keep the top k."""

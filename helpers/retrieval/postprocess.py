@@ -49,6 +49,9 @@ class PostProcessed:
         self.retriever = retriever
         self.threshold, self.dedupe, self.fetch_multiplier = threshold, dedupe, fetch_multiplier
 
+    def __repr__(self) -> str:
+        return f"PostProcessed({self.retriever!r}; threshold {self.threshold}, one per source {self.dedupe})"
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """The inner retriever's top k × fetch_multiplier, deduplicated and thresholded, cut to k."""
         hits = self.retriever.retrieve(query, k * self.fetch_multiplier, filters)

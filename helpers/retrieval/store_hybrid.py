@@ -29,7 +29,7 @@ from helpers.embedding import Embedder
 from helpers.mechanisms import chosen
 from helpers.retrieval.base import Filters, copy_hit
 from helpers.retrieval.bm25 import TOKENIZERS, bm25_scores
-from helpers.retrieval.hybrid import DEFAULTS, check_fusion, rrf_fusion, rrf_scores, weighted_fusion
+from helpers.retrieval.hybrid import DEFAULTS, check_fusion, fusion_label, rrf_fusion, rrf_scores, weighted_fusion
 from helpers.store import KitStore
 from helpers.store.keywords import SPARSE_VECTOR, Keywords, query_vector
 from helpers.types import Hit
@@ -60,6 +60,9 @@ class StoreBM25Retriever:
         """The query's BM25 vector: each token's count (None when it holds no word BM25 keeps)."""
         tokens = self.tokenizer(query)
         return query_vector(tokens) if tokens else None
+
+    def __repr__(self) -> str:
+        return "BM25 in Qdrant"
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Top-k chunks by BM25 score; chunks that share no word with the query are never returned."""
@@ -94,6 +97,10 @@ class StoreHybridRetriever:
         self.store, self.embedder = store, embedder
         self.sparse = StoreBM25Retriever(store, tokenizer)
         self.fusion, self.alpha, self.rrf_k, self.pool = fusion, alpha, rrf_k, pool
+
+    def __repr__(self) -> str:
+        fusion = fusion_label(self.fusion, self.alpha, self.rrf_k)
+        return f"Hybrid(Dense, {self.sparse!r}; {fusion}, pool {self.pool})"
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Both sides' `pool` candidates (at least k) in one request, fused; the top k."""

@@ -175,6 +175,9 @@ class Windowed:
         self.retriever, self.neighbours, self.window = retriever, neighbours, window
         self.near_duplicate, self.fetch_multiplier = near_duplicate, fetch_multiplier
 
+    def __repr__(self) -> str:
+        return f"Windowed({self.retriever!r}; ±{self.window} chunks, copies ≥ {self.near_duplicate})"
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """The inner retriever's top k, each widened; merged hits leave fewer, longer passages.
 
