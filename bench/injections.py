@@ -41,7 +41,7 @@ def dev_costs(settings) -> dict[str, dict[str, int]]:
     course = RAGPipeline(settings)
     try:
         course.ingest(progress=False)
-        costs["course dev"] = guard_cost([q.question for q in load_gold("dev")], course.retriever, settings.top_k)
+        costs["course dev"] = guard_cost([q.question for q in load_gold("dev")], course.search, settings.top_k)
     finally:
         course.close()
     real, why = open_realworld(settings, index_if_missing=True)
@@ -49,7 +49,7 @@ def dev_costs(settings) -> dict[str, dict[str, int]]:
         print(f"real dev skipped: {why}")
         return costs
     try:
-        costs["real dev"] = guard_cost([q.question for q in load_realworld("dev")], real.retriever, settings.top_k)
+        costs["real dev"] = guard_cost([q.question for q in load_realworld("dev")], real.search, settings.top_k)
     finally:
         real.close()
     return costs

@@ -1,11 +1,12 @@
 """`RAGPipeline`: the whole path in one small readable class.
 
-documents → chunks → embeddings → Qdrant → (guard) retrieve top-k → numbered prompt → LLM → `Answer`.
-Each stage is a helpers module; this class only wires them from one `Settings`: the retriever is the one
-the settings name (`retriever`, `query_expansion`, `reranker`, …), built on first use. It sits above every
-stage and no stage imports it: a stage's factory takes the parts it uses (`make_retriever(name, store,
-embedder, settings.retrieval)`: a stage gets its own section of the settings), and `pipeline.make_retriever(name)`
-passes this pipeline's parts.
+Documents → chunks → embeddings → Qdrant (`ingest`). A question meets `check` (the input guard), `retrieve`
+(the top-k hits), then `generate` (the passages fitted to the token budget, the numbered prompt, the LLM, the
+citations read back) → `Answer`; `ask` is those steps in order, and the app and every evaluation ask through them.
+Each stage is a helpers module; this class only wires them from one `Settings`: the retriever is the one the
+settings name (`retriever`, `query_expansion`, `reranker`, …), built on first use and printed in query order
+(`repr`). It sits above every stage and no stage imports it: a stage's factory takes the parts it uses
+(`make_retriever(name, store, embedder, settings.retrieval)`), and `pipeline.make_retriever(name)` passes them.
 What it leaves out: evaluation, the app and other corpora (`helpers.evaluation`, `helpers.app`, `helpers.byod`).
 """
 
@@ -26,8 +27,10 @@ from helpers.config import Settings, get_settings
 from helpers.embedding import Embedder
 from helpers.generation import (
     REJECTION,
+    USER_TEMPLATE,
     Answer,
     Example,
+    GuardResult,
     TokenBudget,
     check_input,
     closed_book_answer,
@@ -210,9 +213,42 @@ class RAGPipeline:
         reranker = self.make_reranker()
         return Reranked(retriever, reranker, self.settings.rerank_depth) if reranker else retriever
 
-    def retrieve(self, question: str, k: int | None = None) -> list[Hit]:
-        """The configured retriever's top-k chunks for a question."""
-        return self.retriever.retrieve(question, k or self.settings.top_k)
+    # -- a question's path, one step a method: check → retrieve → (fit → generate → cite) ------------------------
+    def check(self, question: str) -> GuardResult:
+        """Step 1, the input guard: an injection alone is blocked; one attached to a question is cut off."""
+        return check_input(question)
+
+    def retrieve(self, question: str, k: int | None = None, retriever: Retriever | None = None) -> list[Hit]:
+        """Step 2: the top-k chunks of `retriever` (default: the configured one) for an already checked question."""
+        return (retriever or self.retriever).retrieve(question, k or self.settings.top_k)
+
+    def search(self, question: str, k: int | None = None, retriever: Retriever | None = None) -> list[Hit]:
+        """Steps 1 and 2, what evaluations measure: the hits the guard's cleaned question gets."""
+        return self.retrieve(self.check(question).question, k, retriever)
+
+    def generate(
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        *,
+        llm: LLM | None = None,
+        mode: str = "sentence",
+        examples: Sequence[Example] | None = None,
+        on_token: Callable[[str], None] | None = None,
+        budget: TokenBudget | None = None,
+        refusal_threshold: float | None = None,
+        template: str = USER_TEMPLATE,
+    ) -> Answer:
+        """Steps 3 to 5 (`generate_answer`): fit the hits to the token budget, ask the model, read the citations back;
+        or refuse. Every argument left out is this pipeline's setting (its model, budget, worked examples …)."""
+        settings = self.settings.generation
+        return generate_answer(
+            question, hits, llm or self.llm, mode=mode, budget=budget or TokenBudget.from_settings(self.settings),
+            examples=worked_examples(settings.worked_examples) if examples is None else examples,
+            refusal_threshold=settings.refusal_threshold if refusal_threshold is None else refusal_threshold,
+            on_token=on_token, style=settings.short_style, template=template, support_floor=settings.support_floor,
+            titles=settings.passage_titles, best_last=settings.best_passage_last, passage_guard=settings.passage_guard,
+        )  # fmt: skip
 
     def unreadable(self, question: str) -> str:
         """Why the embedder cannot read `question` ("" when it can): MiniLM reads English only."""
@@ -238,26 +274,15 @@ class RAGPipeline:
         skips retrieval (the baseline: the model answers from memory, short-answer mode).
         """
         start = time.perf_counter()
-        # 1. the input guard: an injection alone is rejected, an injection attached to a question is cut off
-        verdict = check_input(question)
+        verdict = self.check(question)
         if verdict.blocked:
             return Answer(question, verdict.message or REJECTION, [], [], [], status="rejected")
         if closed_book:
             return closed_book_answer(verdict.question, self.llm)
-        # 2. retrieve with the cleaned question
-        k = k or self.settings.top_k
         retriever = retriever or self.retriever
-        hits = retriever.retrieve(verdict.question, k)
+        hits = self.retrieve(verdict.question, k, retriever)
         retrieved = time.perf_counter()
-        # 3. refusal fallback, budgeted prompt, LLM, clean-up, citations
-        budget = TokenBudget.from_settings(self.settings)
-        answer = generate_answer(
-            verdict.question, hits, self.llm, mode=mode, budget=budget,
-            examples=worked_examples(self.settings.worked_examples) if examples is None else examples,
-            refusal_threshold=self.settings.refusal_threshold, on_token=on_token, style=self.settings.short_style,
-            support_floor=self.settings.support_floor, titles=self.settings.passage_titles,
-            best_last=self.settings.best_passage_last, passage_guard=self.settings.passage_guard,
-        )  # fmt: skip
+        answer = self.generate(verdict.question, hits, mode=mode, examples=examples, on_token=on_token)
         answer.question = question  # the student's words, not the guard's cleaned version
         if answer.refused and mode == "sentence" and (unreadable := self.unreadable(verdict.question)):
             answer.text = unreadable  # not "I don't know": the embedder could not read the question

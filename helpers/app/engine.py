@@ -29,8 +29,6 @@ from helpers.generation import (
     Answer,
     TokenBudget,
     build_messages,
-    check_input,
-    generate_answer,
     worked_examples,
 )
 from helpers.llm import LLM, LLMError, make_llm
@@ -150,7 +148,7 @@ class AppEngine:
             return Turn(question, "empty", EMPTY)
         if problem := template_problem(knobs.template):
             return Turn(question, "bad_template", problem)
-        verdict = check_input(question)
+        verdict = self.pipeline.check(question)
         if verdict.blocked:
             blocked = f"{REJECTION} (The input guard blocked: {' '.join(verdict.removed)})"
             return Turn(question, "rejected", verdict.message or blocked)
@@ -164,14 +162,10 @@ class AppEngine:
             if not hits:
                 return Turn(question, "no_hits", no_hits_message(knobs), query, seconds=_since(start))
             # 3. the prompt under the token budget, the model's streamed answer, its citations
-            answer = generate_answer(
-                verdict.question, hits, self.llm(knobs.model), mode=knobs.mode, budget=self.budget,
-                refusal_threshold=knobs.refuse_below, on_token=on_token, style=self.settings.short_style,
-                support_floor=self.settings.support_floor, template=knobs.template,
-                examples=worked_examples(self.settings.worked_examples),
-                titles=self.settings.passage_titles, best_last=self.settings.best_passage_last,
-                passage_guard=self.settings.passage_guard,
-            )  # fmt: skip
+            answer = self.pipeline.generate(
+                verdict.question, hits, llm=self.llm(knobs.model), mode=knobs.mode, budget=self.budget,
+                refusal_threshold=knobs.refuse_below, on_token=on_token, template=knobs.template,
+            )
         except LLMError as err:
             message = NO_ENDPOINT if str(err) == NO_ENDPOINT else f"The model did not answer: {err}. {UNREACHABLE_HINT}"
             return Turn(question, "unreachable", message, seconds=_since(start))

@@ -25,7 +25,6 @@ from tqdm.auto import tqdm
 from helpers.byod.ingest import ByodError
 from helpers.corpus import Question
 from helpers.corpus.questions import question_subset
-from helpers.generation import check_input
 from helpers.generation.scores import score_answer
 from helpers.metrics import contains_answer
 from helpers.retrieval import Memoized
@@ -146,7 +145,7 @@ def evaluate_questions(
                 answer, hits = pipeline.ask(question.question, closed_book=True), None
             else:
                 retriever = Memoized(retrievers[config])  # the hits scored here are the ones the prompt gets
-                hits = retriever.retrieve(check_input(question.question).question, k)
+                hits = pipeline.search(question.question, k, retriever)
                 answer = pipeline.ask(question.question, k, retriever=retriever, mode="short")
             rows.append(_row(config, question, answer, hits, time.perf_counter() - start))
     return BYODEvaluation(pd.DataFrame(rows, columns=COLUMNS), note)

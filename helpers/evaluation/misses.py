@@ -60,13 +60,11 @@ def answer_rank(hits: Sequence[Hit], question: Question) -> int | None:
 def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit], depth: int = DEPTH) -> Loss:
     """The stage at which the configured pipeline loses this question's answer (`STAGES`), `chunks` all it stores."""
     from helpers.evaluation.two_corpora import reader_passages
-    from helpers.generation import check_input
 
     settings = pipeline.settings
-    cleaned = check_input(question.question).question
-    ranked = pipeline.retriever.retrieve(cleaned, max(depth, settings.top_k))
+    ranked = pipeline.search(question.question, max(depth, settings.top_k))
     rank = answer_rank(ranked, question)
-    top_k = pipeline.retriever.retrieve(cleaned, settings.top_k)  # what the prompt is built from
+    top_k = pipeline.search(question.question, settings.top_k)  # what the prompt is built from
     if holding_answer(reader_passages(pipeline, question.question, top_k), question):
         stage = "in context"
     elif holding_answer(top_k, question):

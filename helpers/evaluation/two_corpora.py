@@ -117,12 +117,12 @@ def close_all() -> None:
 
 def reader_passages(pipeline: RAGPipeline, question: str, hits: Sequence[Any] | None = None) -> list[Any]:
     """The hits the reader would get: the top-k (given, or retrieved), cut to the context budget as the prompt is."""
-    from helpers.generation import TokenBudget, check_input, fit_context, fixed_prompt_tokens
+    from helpers.generation import TokenBudget, fit_context, fixed_prompt_tokens
 
     settings = pipeline.settings
-    cleaned = check_input(question).question
+    cleaned = pipeline.check(question).question
     if hits is None:
-        hits = pipeline.retriever.retrieve(cleaned, settings.top_k)
+        hits = pipeline.retrieve(cleaned, settings.top_k)
     fixed = fixed_prompt_tokens(cleaned, settings.worked_examples)
     return fit_context(list(hits)[: settings.top_k], TokenBudget.from_settings(settings).context_room(fixed))
 
@@ -151,12 +151,10 @@ def retrieval_rows(
     The retriever is asked once per question for max(ks) hits; every smaller k is the head of that list (a
     hybrid's ranking does not depend on k: each side returns its fixed pool).
     """
-    from helpers.generation import check_input
-
     ranked, seconds = [], []
     for question in corpus.answerable:
         start = time.perf_counter()
-        ranked.append(retriever.retrieve(check_input(question.question).question, max(ks)))
+        ranked.append(pipeline.search(question.question, max(ks), retriever))
         seconds.append(time.perf_counter() - start)
     rows = []
     for k in ks:
@@ -184,11 +182,11 @@ def context_rows(
     same cost. Also reported: the answer in context for the table and calendar questions alone, and the mean
     prompt tokens (system, examples and question included) the passages make.
     """
-    from helpers.generation import check_input, fixed_prompt_tokens
+    from helpers.generation import fixed_prompt_tokens
 
     questions = corpus.answerable
-    cleaned = [check_input(question.question).question for question in questions]
-    ranked = [retriever.retrieve(text, k) for text in cleaned]
+    cleaned = [pipeline.check(question.question).question for question in questions]
+    ranked = [pipeline.retrieve(text, k, retriever) for text in cleaned]
     fixed = [fixed_prompt_tokens(text, pipeline.settings.worked_examples) for text in cleaned]
     tables = [question.category in TABLE_CATEGORIES for question in questions]
     rows = []

@@ -7,8 +7,7 @@ What it leaves out: scoring answers (`helpers.generation.scores`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,9 +16,7 @@ from helpers.corpus import Question
 from helpers.generation.answer import best_similarity
 from helpers.generation.guard import check_input
 from helpers.generation.scores import question_kind
-
-if TYPE_CHECKING:
-    from helpers.retrieval import Retriever
+from helpers.types import Hit
 
 
 def tune_threshold(similarity: Sequence[float], should_refuse: Sequence[bool], max_lost: float = 0.02) -> pd.DataFrame:
@@ -52,10 +49,11 @@ def guard_table(questions: Sequence[Question]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def best_similarities(questions: Sequence[Question], retriever: Retriever, k: int) -> pd.DataFrame:
-    """The best dense similarity retrieval finds for each question (what the refusal threshold looks at)."""
+def best_similarities(questions: Sequence[Question], search: Callable[[str, int], list[Hit]], k: int) -> pd.DataFrame:
+    """The best dense similarity each question's hits reach (what the refusal threshold looks at); `search` is the
+    question path's first two steps, e.g. `pipeline.search` (the guard, then retrieval)."""
     rows = []
     for question in questions:
-        hits = retriever.retrieve(check_input(question.question).question, k)
+        hits = search(question.question, k)
         rows.append({"id": question.id, "kind": question_kind(question), "similarity": best_similarity(hits)})
     return pd.DataFrame(rows)
