@@ -155,6 +155,16 @@ def test_the_committed_bundle_is_for_the_default_reader() -> None:
     }
 
 
+def test_the_committed_ci_bundle_is_for_the_test_suites_reader() -> None:
+    """scripts/test.sh answers with the 0.5B reader; its outputs ship so a bare machine computes none of them."""
+    settings = Settings(llm_model="qwen2.5-coder-0.5b")
+    header, entries = shipped.read_bundle(shipped.bundle_path(settings))
+    assert header["model"] == "qwen2.5-coder-0.5b" and header["model_sha256"] == shipped.model_fingerprint(settings)
+    assert entries and header["recorded_per_notebook"] == {"suite": header["recorded_per_notebook"]["suite"]}
+    script = (shipped.REPO_ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+    assert "KIT_LLM_MODEL=${KIT_LLM_MODEL:-qwen2.5-coder-0.5b}" in script
+
+
 def test_the_live_sample_stops_at_its_time_budget_but_never_checks_none(bundle: Settings) -> None:
     model = CountingLLM()
     llm = CachedLLM(model, bundle.replace(live_check_seconds=0.0))

@@ -8,6 +8,11 @@ each notebook contributed. Run it after a full-profile run of the notebooks with
     .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers
     .venv/bin/python -m helpers.llm.build_shipped /tmp/answers
 
+The `ci` profile's bundle (the 0.5B reader's) is recorded from the whole test suite in one file:
+
+    KIT_RECORD_ANSWERS=/tmp/suite/suite.jsonl bash scripts/test.sh
+    KIT_LLM_MODEL=qwen2.5-coder-0.5b .venv/bin/python -m helpers.llm.build_shipped /tmp/suite
+
 To add notebooks to a bundle without recording the others again, `--keep` carries over the committed bundle's
 entries (same model file only) and its per-notebook counts for the notebooks not in RECORDINGS:
 

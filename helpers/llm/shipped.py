@@ -2,7 +2,8 @@
 
 The course asks the local model thousands of questions (sweeps, the ladder, the judge); on two cores that is
 hours. The repository ships `course_data/answers/<model>.jsonl.gz`: for every prompt the notebooks send in the
-full profile, the cache key (sha256 of the model name, the settings that decide the answer and every message)
+full profile (the 1.5B reader's file), and every prompt the test suite sends in the `ci` profile (the 0.5B's), the
+cache key (sha256 of the model name, the settings that decide the answer and every message)
 and what the model returned. The file is used only when its header names the sha256 of the configured model
 file, so another model, a changed prompt or a changed setting is a new key and is computed as usual.
 
