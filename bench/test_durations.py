@@ -9,6 +9,7 @@ the floor that makes runs on machines of different speed comparable.
 
     .venv/bin/python -m bench.test_durations --cold      # bench/results/test_durations_cold.json
     .venv/bin/python -m bench.test_durations             # bench/results/test_durations_warm.json
+    .venv/bin/python -m bench.test_durations --quick helpers/retrieval/hybrid.py   # the quick lane on that change
 """
 
 from __future__ import annotations
@@ -69,15 +70,19 @@ def profile(found: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run_suite(cold: bool, extra: list[str], work: Path) -> dict[str, Any]:
-    """Run `scripts/test.sh` with timings; its wall time, return code, summary line and profile."""
+def run_suite(cold: bool, extra: list[str], work: Path, quick: list[str] | None = None) -> dict[str, Any]:
+    """Run `scripts/test.sh` (its quick lane on the paths `quick` when given) with timings; its wall time, return
+    code, summary line and profile."""
     junit = work / "junit.xml"
     env = dict(os.environ)
+    lane = []
+    if quick is not None:
+        env["KIT_CHANGED"], lane = " ".join(quick), ["--quick"]
     if cold:
         from helpers.config import load_settings
 
         env["KIT_CACHE_DIR"] = str(cache_as_after_setup(work, load_settings().cache_dir))
-    command = ["bash", "scripts/test.sh", "--durations=0", f"--junitxml={junit}", "-p", "no:cacheprovider", *extra]
+    command = ["bash", "scripts/test.sh", *lane, "--durations=0", f"--junitxml={junit}", *extra]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
@@ -87,6 +92,7 @@ def run_suite(cold: bool, extra: list[str], work: Path) -> dict[str, Any]:
     return {
         "command": " ".join(command),
         "cold": cold,
+        "quick_lane_changed": quick,
         "returncode": done.returncode,
         "wall_s": round(wall, 1),
         "pytest_summary": summary[-1][0] if summary else "",
@@ -98,14 +104,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold", action="store_true", help="a cache as set-up leaves it: nothing computed yet")
     parser.add_argument("--name", help="result file name (default test_durations_cold / test_durations_warm)")
+    parser.add_argument("--quick", nargs="+", metavar="PATH", help="the quick lane, as if these files had changed")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
     options, extra = parser.parse_known_args()
     extra = [arg for arg in extra if arg != "--"]
-    name = options.name or f"test_durations_{'cold' if options.cold else 'warm'}"
+    name = options.name or f"test_durations_{'quick' if options.quick else 'cold' if options.cold else 'warm'}"
     record = Record(name, options.out)
     record["floor_matmul_gflops"] = round(matmul_gflops(), 1)
     with tempfile.TemporaryDirectory(prefix="kit-test-durations-") as work:
-        result = run_suite(options.cold, extra, Path(work))
+        result = run_suite(options.cold, extra, Path(work), options.quick)
     for key, value in result.items():
         record[key] = value
     record.save()

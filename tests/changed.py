@@ -1,10 +1,11 @@
 """The unit tests of what changed, for the quick lane: `python tests/changed.py` prints their paths.
 
-What changed: the files that differ from the branch's upstream (`origin/main` when it exists, else the last
-commit), committed or not, plus new files. A changed test file is its own test; a changed module of `helpers/`
-or `bench/` selects every test file that imports it (or imports the package it belongs to, whose `__init__`
-re-exports it); a change to the tests' conftest or the pins selects every unit test. Notebooks,
-the browser test and the reliability suite are the whole suite's (`bash scripts/test.sh`), not the quick lane's.
+What changed: the files that differ from the branch's upstream (`origin/main` when it exists, else the last commit),
+committed or not, plus new files; or the paths in `KIT_CHANGED` (space-separated), when it is set. A changed test
+file is its own test; a changed module of `helpers/` or `bench/` selects every test file that imports it (or imports
+the package it belongs to, whose `__init__` re-exports it); a change to the tests' conftest or the pins selects
+every unit test. Notebooks, the browser test and the reliability suite are the whole suite's (`bash
+scripts/test.sh`), not the quick lane's.
 
     $ python tests/changed.py          # e.g. "tests/test_store.py tests/test_store_edge.py"
 """
@@ -12,6 +13,7 @@ the browser test and the reliability suite are the whole suite's (`bash scripts/
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +32,8 @@ def git(*arguments: str) -> list[str]:
 
 def changed_files() -> set[str]:
     """Paths (repository-relative) that differ from the upstream, committed or not, and new files."""
+    if "KIT_CHANGED" in os.environ:
+        return set(os.environ["KIT_CHANGED"].split())
     base = "origin/main" if git("rev-parse", "--verify", "-q", "origin/main") else "HEAD"
     merge_base = git("merge-base", "HEAD", base) or [base]
     files = set(git("diff", "--name-only", merge_base[0]))

@@ -40,7 +40,7 @@ from helpers.classroom.grading import (
 )
 from helpers.classroom.student import MARKDOWN_BEGIN, NOTEBOOKS_DIR
 
-GRADED = "05_retrieval"  # a fast notebook with several self-checked exercises
+GRADED = "04_vector_store"  # the fastest notebook with two self-checked exercises (the test needs two)
 ASSIGNMENT = "lab"
 STUDENTS = ("instructor", "release", "partial")
 Notebook = nbformat.NotebookNode
