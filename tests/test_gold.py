@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from functools import cache
 
 import pytest
+from course_subset import parsed_text
 
 from helpers.corpus import CATEGORIES, DOCS_DIR, GOLD_PATH, load_gold
-from helpers.parsing import parse
 
 QUESTIONS = load_gold() if GOLD_PATH.exists() else []
 
 
 def _fold(text: str) -> str:
     return " ".join(text.split())
-
-
-@cache
-def parsed_text(doc: str) -> str:
-    """The whitespace-normalised text the kit's parser extracts from one corpus document."""
-    return _fold(" ".join(d.text for d in parse(DOCS_DIR / doc, root=DOCS_DIR)))
 
 
 def test_gold_set_is_big_balanced_and_split() -> None:

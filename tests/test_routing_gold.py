@@ -8,9 +8,9 @@ from collections import Counter
 from functools import cache
 
 import pytest
+from course_subset import parsed_text
 
 from helpers.config import REPO_ROOT
-from helpers.parsing import parse
 from helpers.sources.aggregate import expected_values, schedule_rows
 from helpers.sources.planner import ACTIONS
 from helpers.sources.students import Profile
@@ -40,7 +40,7 @@ def evidence_text(source: str) -> str:
         if path.name == "profile.json":
             text += "\n" + Profile(**json.loads(text)).as_text()
         return _fold(text)
-    return _fold(" ".join(d.text for d in parse(DOCS / source, root=DOCS)))
+    return parsed_text(source).lower()
 
 
 def _action_set(line: dict) -> str:
