@@ -97,3 +97,26 @@ def test_ask_end_to_end_with_the_tiny_model(tmp_settings: Settings, tiny_corpus:
         assert answer.retrieval == repr(pipeline.retriever) and f"retrieval: {answer.retrieval}" in str(answer)
     finally:
         pipeline.close()
+
+
+def test_the_pipeline_with_its_extras_off_retrieves_what_the_visible_core_does(tmp_path: Path) -> None:
+    """RAGPipeline is TinyRAG (notebook 00's loop) upgraded: with dense search only and no step around it, both give
+    notebook 00's question the same passages in the same order, through Qdrant and through a numpy matrix."""
+    from helpers.config import get_settings
+    from helpers.core import TinyRAG, course_chunks
+
+    question = "What is the application fee for the MS program?"
+    extras_off = dict(retriever="dense", query_expansion=False, near_duplicate=0.0, context_window=0,
+                      dedupe_by_source=False, similarity_threshold=0.0, reranker="none")  # fmt: skip
+    settings = get_settings().replace(data_dir=tmp_path / "data", **extras_off)
+    pipeline = RAGPipeline(settings)
+    try:
+        pipeline.ingest(progress=False)
+        assert repr(pipeline.retriever) == "Dense"
+        hits = pipeline.search(question)
+        tiny = TinyRAG(course_chunks(settings), pipeline.embedder, llm=None, k=settings.retrieval.top_k)
+        passages = tiny.retrieve(question)
+        assert [(hit.source, hit.text) for hit in hits] == [(chunk.source, chunk.text) for chunk, _ in passages]
+        assert [hit.scores["dense"] for hit in hits] == pytest.approx([score for _, score in passages], abs=1e-4)
+    finally:
+        pipeline.close()
