@@ -29,11 +29,11 @@ fi
 export KIT_PROFILE=${KIT_PROFILE:-ci}
 # The ci profile checks that everything runs, on small seeded subsets; it answers with the 0.5B reader (about half
 # the seconds of the default 1.5B, notebook 07), whose outputs for the suite ship in course_data/answers/. Each
-# kernel still recomputes a seeded sample of them live, stopping after 15 s of model time (at least one): a ci
+# kernel still recomputes a seeded sample of them live, stopping after 10 s of model time (at least one): a ci
 # notebook runs in seconds, so the full profile's 60 s would be most of its run (docs/decisions.md).
 if [ "$KIT_PROFILE" = ci ]; then
   export KIT_LLM_MODEL=${KIT_LLM_MODEL:-qwen2.5-coder-0.5b}
-  export KIT_LIVE_CHECK_SECONDS=${KIT_LIVE_CHECK_SECONDS:-15}
+  export KIT_LIVE_CHECK_SECONDS=${KIT_LIVE_CHECK_SECONDS:-10}
 fi
 echo "==> ruff"
 .venv/bin/ruff check .
