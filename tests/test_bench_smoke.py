@@ -70,3 +70,22 @@ def test_the_paired_stage_puts_two_runs_answers_side_by_side(tmp_path: Path, mon
     answers("old", [1.0, 1.0, 1.0, 1.0], ("real",)).to_csv(tmp_path / "c_answers.csv", index=False)
     frame, _ = realworld.paired_stage("a:old", "c:old")  # one set-up name in both runs: the runs name the sides
     assert frame.iloc[0]["f1 | c:old"] == 1.0 and frame.iloc[0]["F1 difference"] == 0.625
+
+
+def test_the_durations_profile_groups_items_by_test_file_and_notebook(tmp_path: Path) -> None:
+    from bench.test_durations import items, profile
+
+    junit = tmp_path / "junit.xml"
+    junit.write_text(
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="tests.test_store" name="test_a" time="2.5" />'
+        '<testcase classname="tests.test_store" name="test_b" time="0.5"><skipped message="no" /></testcase>'
+        '<testcase classname="notebooks.07_prompting_generation.ipynb" name="Cell 23" time="17.8" />'
+        '<testcase classname="notebooks.07_prompting_generation.ipynb" name="Cell 1" time="1.2" />'
+        "</testsuite></testsuites>",
+        encoding="utf-8",
+    )
+    found = profile(items(junit))
+    assert found["per_file_s"] == {"07_prompting_generation.ipynb": 19.0, "test_store.py": 3.0}
+    assert found["notebook_seconds"] == 19.0 and found["item_seconds"] == 22.0 and found["items"] == 4
+    assert found["slowest"][0] == {"item": "07_prompting_generation.ipynb::Cell 23", "seconds": 17.8}
