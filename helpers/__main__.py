@@ -184,10 +184,14 @@ def _config(args: argparse.Namespace) -> int:
     show()
     from helpers.pipeline import RAGPipeline
 
-    pipeline = RAGPipeline(get_settings())
+    settings = get_settings()
+    if not settings.store.qdrant_url and not (settings.paths.data_dir / "qdrant").exists():
+        print("\nretrieval: built at the first question; there is no index yet (`bash scripts/start.sh` builds it)")
+        return 0
+    pipeline = RAGPipeline(settings)
     try:
         print(f"\nretrieval, in the order a query meets it: {pipeline.retriever!r}")
-    except Exception as error:  # no index yet, or the store is unreachable: the settings above still hold
+    except (RuntimeError, ValueError, OSError) as error:  # no index yet, the store unreachable (StoreError …)
         print(f"\nretrieval: not built ({type(error).__name__}: {error}); `bash scripts/start.sh` builds the index")
     finally:
         pipeline.close()

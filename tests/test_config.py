@@ -203,3 +203,16 @@ def test_the_decisions_table_opens_with_every_default_in_force() -> None:
     expected = {key: getattr(getattr(defaults, section), key) for key, section in sections.items()}
     assert written == expected
     assert text.index("## The defaults in force") < text.index("| decision |")  # the table comes before history
+
+
+def test_the_config_command_prints_the_retrieval_stack_and_builds_no_index_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import helpers.__main__ as command
+    from helpers.config import get_settings
+
+    empty = get_settings().replace(data_dir=tmp_path / "data")
+    monkeypatch.setattr(command, "get_settings", lambda: empty)
+    assert command.main(["config"]) == 0
+    assert "retrieval: built at the first question; there is no index yet" in capsys.readouterr().out
+    assert not (tmp_path / "data").exists()
