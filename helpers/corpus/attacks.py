@@ -28,7 +28,7 @@ DOCUMENT_ATTACKS_PATH = GOLD_DIR / "document_injections.jsonl"
 DOCUMENT_BENIGN_PATH = GOLD_DIR / "document_benign.jsonl"
 
 
-def _jsonl(path: Path) -> list[dict]:
+def read_jsonl(path: Path) -> list[dict]:
     """The records of a JSONL file."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
@@ -63,13 +63,13 @@ class DocumentAttack:
 
 def document_attacks(split: str | None = None) -> list[DocumentAttack]:
     """The indirect-injection suite, or one split of it ("dev": the rules were tuned on it; "test": held out)."""
-    attacks = [DocumentAttack(**record) for record in _jsonl(DOCUMENT_ATTACKS_PATH)]
+    attacks = [DocumentAttack(**record) for record in read_jsonl(DOCUMENT_ATTACKS_PATH)]
     return [a for a in attacks if split is None or a.split == split]
 
 
 def document_benign(split: str | None = None) -> list[dict]:
     """Ordinary passages that quote instructions, AI policies or attacks for teaching: none should be flagged."""
-    return [r for r in _jsonl(DOCUMENT_BENIGN_PATH) if split is None or r["split"] == split]
+    return [r for r in read_jsonl(DOCUMENT_BENIGN_PATH) if split is None or r["split"] == split]
 
 
 def _write_html(path: Path, title: str, paragraphs: Sequence[str], attack: str = "") -> None:

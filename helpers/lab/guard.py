@@ -27,10 +27,9 @@ from typing import Any
 import pandas as pd
 
 from helpers.config import REPO_ROOT, Settings
-from helpers.corpus.attacks import DocumentAttack, document_benign, plant_attacks
+from helpers.corpus.attacks import GOLD_DIR, DocumentAttack, document_benign, plant_attacks, read_jsonl
 from helpers.generation.guard import Rule, check_input, screen_passage
 
-GOLD_DIR = REPO_ROOT / "course_data" / "gold"
 BENIGN_PATH = GOLD_DIR / "guard_benign.jsonl"
 INJECTIONS_PATH = GOLD_DIR / "guard_injections.jsonl"
 
@@ -62,10 +61,6 @@ class Attempt:
     kind: str
 
 
-def _jsonl(path: Path) -> list[dict]:
-    """The records of a JSONL file."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
 
 def realworld_dev() -> list[str]:
     """The real-document dev questions, or [] while that set does not exist yet."""
@@ -87,12 +82,12 @@ def benign_sets() -> dict[str, list[str]]:
 
     sets = {
         "gold (no injections)": [q.question for q in load_gold() if q.category != "injection"],
-        "scanned page": [r["question"] for r in _jsonl(GOLD_DIR / "scanned_page.jsonl")],
+        "scanned page": [r["question"] for r in read_jsonl(GOLD_DIR / "scanned_page.jsonl")],
         "routing": [r["question"] for r in load_routing()],
         "generated": [q.question for q in load_questions(GOLD_DIR / "generated_course_questions.jsonl")],
         "BYOD example": [q.question for q in load_questions(REPO_ROOT / "course_data/byod_example/questions.csv")],
         "real documents (dev)": realworld_dev(),
-        "guard_benign.jsonl": [r["question"] for r in _jsonl(BENIGN_PATH)],
+        "guard_benign.jsonl": [r["question"] for r in read_jsonl(BENIGN_PATH)],
     }
     return {name: questions for name, questions in sets.items() if questions}
 
@@ -105,7 +100,7 @@ def injection_sets() -> dict[str, list[Attempt]]:
         questions = load_gold(split, category="injection")
         return [Attempt(q.id, q.question, "mixed" if q.answer else "pure") for q in questions]
 
-    new = [Attempt(r["id"], r["question"], r["kind"]) for r in _jsonl(INJECTIONS_PATH)]
+    new = [Attempt(r["id"], r["question"], r["kind"]) for r in read_jsonl(INJECTIONS_PATH)]
     return {"gold dev": gold("dev"), "guard_injections.jsonl": new, "gold test (held out)": gold("test")}
 
 
