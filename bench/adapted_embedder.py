@@ -66,7 +66,7 @@ def training_questions(n: int, hard: bool = False) -> tuple[list[Example], dict[
     from helpers.rerank.synthetic import training_pairs
 
     base, pairs, counts = get_settings(), [], {}
-    llm = CachedCompleter(lambda: make_llm(base), base.llm_name, llm_cache(base))  # one reader writes for both
+    llm = CachedCompleter(lambda: make_llm(base), base.llm.name, llm_cache(base))  # one reader writes for both
     for name, corpus in (("course", course_corpus("dev", base)), ("real", realworld_corpus("dev", base))):
         pipeline = indexed(corpus, tuning_settings(corpus, base))
         chunks, _ = stored_chunks(pipeline.store)
@@ -97,7 +97,7 @@ def context_rows(models: dict[str, tuple[Any, Any]], alphas: Sequence[float]) ->
                                     for q, text in questions])  # fmt: skip
                 for alpha in alphas:
                     retriever = pipeline.make_retriever(dense=dense, alpha=alpha)
-                    k = pipeline.settings.top_k
+                    k = pipeline.settings.retrieval.top_k
                     found = [any(contains_answer(h.text, q.answers)
                                  for h in reader_passages(pipeline, q.question, retriever.retrieve(text, k)))
                              for q, text in questions]  # fmt: skip

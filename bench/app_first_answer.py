@@ -48,7 +48,7 @@ def measure(question: str, cached: bool) -> dict[str, object]:
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "cores": os.cpu_count(),
         "load_average_1m_at_end": round(os.getloadavg()[0], 2),
-        "model": engine.settings.llm_name,
+        "model": engine.settings.llm.name,
         "retriever": knobs.retriever,
         "points": points,
         "question": question,

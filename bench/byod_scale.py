@@ -93,7 +93,7 @@ def measure(files: int, kb: int) -> dict[str, object]:
         "rerun_points": again.points,
         "no_duplicates": again.points == cold.points and again.written == 0,
         "skipped": len(cold.skipped),
-        "chunk_strategy": settings.chunk_strategy,
+        "chunk_strategy": settings.chunking.chunk_strategy,
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
     }

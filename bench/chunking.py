@@ -126,15 +126,15 @@ def corpora(folder: Path | None, smoke: bool) -> dict[str, list[Document]]:
     from helpers.parsing import parse_folder
 
     settings = get_settings()
-    course = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
+    course = parse_folder(settings.paths.corpus_dir, progress=False, cache_dir=settings.paths.cache_dir).documents
     found = {"course": course}
     if smoke:
         return found
     text = "\n\n".join(document.text for document in course)
     found["course as one document"] = [Document(text=text, metadata={"source": "all.md", "title": "All"})]
-    real = folder or settings.data_dir / "realworld" / "docs"
+    real = folder or settings.paths.data_dir / "realworld" / "docs"
     if real.is_dir():
-        real_documents = parse_folder(real, progress=False, cache_dir=settings.cache_dir).documents
+        real_documents = parse_folder(real, progress=False, cache_dir=settings.paths.cache_dir).documents
         found[f"real documents ({real})"] = real_documents
     return found
 

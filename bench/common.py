@@ -175,7 +175,7 @@ def use_cache_as_after_setup(folder: Path) -> Path:
     embedding or parse. Call it before `get_settings()` in this process (settings load once)."""
     from helpers.config import load_settings
 
-    cache = cache_as_after_setup(folder, load_settings().cache_dir)
+    cache = cache_as_after_setup(folder, load_settings().paths.cache_dir)
     os.environ["KIT_CACHE_DIR"] = str(cache)
     return cache
 

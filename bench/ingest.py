@@ -73,7 +73,7 @@ def measure(folder: str | None) -> dict[str, object]:
     from helpers.models import CHUNKED_MODELS
 
     settings = get_settings()
-    joined = settings.cache_dir / "models" / CHUNKED_MODELS[settings.llm_model].filename
+    joined = settings.paths.cache_dir / "models" / CHUNKED_MODELS[settings.llm.llm_model].filename
     runs = {}
     for names, seeded in ((("cold, computed",), False), (("cold", "warm"), True)):
         with tempfile.TemporaryDirectory(prefix="kit-bench-ingest-") as tmp:
@@ -87,7 +87,7 @@ def measure(folder: str | None) -> dict[str, object]:
         if "ingest_s" in result:
             result["over_budget_ratio"] = ratio(result["ingest_s"], BUDGET_S[name.split(",")[0]])
     computed, cold, warm = (runs[name].get("ingest_s") for name in ("cold, computed", "cold", "warm"))
-    return {"corpus": folder or str(settings.corpus_dir), "budget_s": BUDGET_S, **runs,
+    return {"corpus": folder or str(settings.paths.corpus_dir), "budget_s": BUDGET_S, **runs,
             "warm_over_cold": ratio(warm, cold, 3), "cold_over_cold_computed": ratio(cold, computed, 3)}  # fmt: skip
 
 

@@ -41,7 +41,9 @@ def dev_costs(settings) -> dict[str, dict[str, int]]:
     course = RAGPipeline(settings)
     try:
         course.ingest(progress=False)
-        costs["course dev"] = guard_cost([q.question for q in load_gold("dev")], course.search, settings.top_k)
+        costs["course dev"] = guard_cost(
+            [q.question for q in load_gold("dev")], course.search, settings.retrieval.top_k
+        )
     finally:
         course.close()
     real, why = open_realworld(settings, index_if_missing=True)
@@ -49,7 +51,9 @@ def dev_costs(settings) -> dict[str, dict[str, int]]:
         print(f"real dev skipped: {why}")
         return costs
     try:
-        costs["real dev"] = guard_cost([q.question for q in load_realworld("dev")], real.search, settings.top_k)
+        costs["real dev"] = guard_cost(
+            [q.question for q in load_realworld("dev")], real.search, settings.retrieval.top_k
+        )
     finally:
         real.close()
     return costs
@@ -65,11 +69,11 @@ def main() -> None:
     if args.smoke:
         attacks = [attacks[0], attacks[-1]]
     record = Record("injections" + ("_smoke" if args.smoke else ""), args.out, args.smoke)
-    record["reader"] = settings.llm_model
+    record["reader"] = settings.llm.llm_model
     # 1. the rules both ways: attacked files flagged, benign passages and real chunks flagged
     from helpers.corpus.realworld import realworld_available, realworld_docs_dir
 
-    corpora = {"course": parsed_chunks(settings.corpus_dir, settings)}
+    corpora = {"course": parsed_chunks(settings.paths.corpus_dir, settings)}
     if realworld_available(settings):
         corpora["real documents"] = parsed_chunks(realworld_docs_dir(settings), settings)
     rates = flag_rates(attacks, settings, corpora)

@@ -151,7 +151,7 @@ def main() -> None:
         counter = TokenCounter(path)
         prompts = [prompt_of_size(counter, texts[i * 12 :], 700, q) for i, q in enumerate(QUESTIONS)]
         for name, flags in flag_sets.items():
-            row = {"model": model, "flags": name, **measure_flags(path, settings.llm_threads, flags, prompts)}
+            row = {"model": model, "flags": name, **measure_flags(path, settings.llm.llm_threads, flags, prompts)}
             rows.append(row)
             print(row, flush=True)
             record["rows"] = rows
@@ -160,7 +160,7 @@ def main() -> None:
             copy, seconds = requantise(path, kind, folder)
             row = {"model": f"{model} re-quantised to {kind}", "flags": "defaults", "file": str(copy),
                    "requantise_s": seconds, "mb": round(copy.stat().st_size / 1e6),
-                   **measure_flags(str(copy), settings.llm_threads, {}, prompts)}  # fmt: skip
+                   **measure_flags(str(copy), settings.llm.llm_threads, {}, prompts)}  # fmt: skip
             rows.append(row)
             print(row, flush=True)
             record["rows"] = rows

@@ -135,7 +135,7 @@ def floors_phase(folder: str, sample: int, backends: Sequence[str]) -> dict[str,
 
     settings = folder_pipeline(folder).settings
     start = time.perf_counter()
-    parsed = parse_folder(folder, progress=False, cache_dir=settings.cache_dir)
+    parsed = parse_folder(folder, progress=False, cache_dir=settings.paths.cache_dir)
     parsed_s = time.perf_counter() - start
     nodes = chunk_for_settings(parsed.documents, settings.chunking)
     texts = [node.get_content(metadata_mode="embed") for node in nodes]
@@ -175,8 +175,8 @@ def ingest_phase(folder: str, embeddings: str) -> dict[str, Any]:
     cpu_s = sum(os.times()[:2]) - sum(cpu[:2])  # beside ingest_s: a process paused (stopped, starved) shows here
     settings = pipeline.settings
     result = {
-        "store_backend": settings.store_backend, "bm25_in_store": pipeline.store.keywords is not None,
-        "collection": settings.collection, "files": report.files, "documents": report.documents,
+        "store_backend": settings.store.store_backend, "bm25_in_store": pipeline.store.keywords is not None,
+        "collection": settings.store.collection, "files": report.files, "documents": report.documents,
         "chunks": report.chunks, "written": report.written, "unchanged": report.unchanged,
         "removed_stale": report.removed_stale, "removed_files": report.removed_files,
         "removed_chunks": report.removed_chunks, "points": report.points, "skipped": len(report.skipped),
@@ -187,7 +187,7 @@ def ingest_phase(folder: str, embeddings: str) -> dict[str, Any]:
     }  # fmt: skip
     pipeline.close()
     result["peak_rss_mb"] = peak_rss_mb()
-    files = [f for f in Path(settings.data_dir).rglob("*") if f.is_file()]
+    files = [f for f in Path(settings.paths.data_dir).rglob("*") if f.is_file()]
     result["disk_mb"] = round(sum(f.stat().st_blocks * 512 for f in files) / 1e6, 1)  # allocated, not apparent size
     return result
 
@@ -224,7 +224,7 @@ def retrieval_phase(folder: str, ids: Sequence[str]) -> dict[str, Any]:
     for question in questions:
         cleaned = check_input(question.question).question
         before = time.perf_counter()
-        hits = pipeline.retriever.retrieve(cleaned, settings.top_k)
+        hits = pipeline.retriever.retrieve(cleaned, settings.retrieval.top_k)
         ms = 1000 * (time.perf_counter() - before)
         used = reader_passages(pipeline, question.question, hits)
         answerable = is_answerable(question)
@@ -237,9 +237,10 @@ def retrieval_phase(folder: str, ids: Sequence[str]) -> dict[str, Any]:
             "top_k": [h.node_id for h in hits],
         })  # fmt: skip
     out = {
-        "store_backend": settings.store_backend, "bm25_in_store": pipeline.store.keywords is not None,
-        "retriever": settings.retriever, "retriever_class": type(pipeline.retriever).__name__,
-        "top_k": settings.top_k, "context_tokens_budget": settings.context_tokens, "points": pipeline.store.count(),
+        "store_backend": settings.store.store_backend, "bm25_in_store": pipeline.store.keywords is not None,
+        "retriever": settings.retrieval.retriever, "retriever_class": type(pipeline.retriever).__name__,
+        "top_k": settings.retrieval.top_k, "context_tokens_budget": settings.generation.context_tokens,
+        "points": pipeline.store.count(),
         "import_s": round(imported - start, 2), "start_s": round(started - imported, 2),
         "rss_mb": rss, "rss_mb_added": rss - base, "rows": rows,
     }  # fmt: skip
@@ -269,7 +270,7 @@ def answers_phase(folder: str, ids: Sequence[str]) -> dict[str, Any]:
         print(f"{question.id} ({question.split}) {answer.status}, f1 {row['f1']}, {wall:.1f} s, {how}: "
               f"{answer.text[:80]!r}", file=sys.stderr, flush=True)  # fmt: skip
     settings = pipeline.settings
-    out = {"model": settings.llm_name, "mode": "short", "store_backend": settings.store_backend, "rows": rows}
+    out = {"model": settings.llm.name, "mode": "short", "store_backend": settings.store.store_backend, "rows": rows}
     pipeline.close()
     return out
 
@@ -509,19 +510,21 @@ def main() -> int:
     record["collection"] = {
         "folder": str(folder), "files": len(pdfs), "pdf_mb": round(sum(p.stat().st_size for p in pdfs) / 1e6, 1),
         "questions": {split: sum(q.split == split for q in questions) for split in ("dev", "test")},
-        "unanswerable": sum(not is_answerable(q) for q in questions), "default_backend": settings.store_backend,
-        "cache_dir": str(settings.cache_dir), "note": COLD_PARSE_NOTE,
+        "unanswerable": sum(not is_answerable(q) for q in questions), "default_backend": settings.store.store_backend,
+        "cache_dir": str(settings.paths.cache_dir), "note": COLD_PARSE_NOTE,
     }  # fmt: skip
-    record["settings"] = {"chunk_strategy": settings.chunk_strategy, "chunk_size": settings.chunk_size,
-                          "retriever": settings.retriever, "top_k": settings.top_k,
-                          "context_tokens": settings.context_tokens, "reader": settings.llm_name}  # fmt: skip
+    record["settings"] = {
+        "chunk_strategy": settings.chunking.chunk_strategy, "chunk_size": settings.chunking.chunk_size,
+        "retriever": settings.retrieval.retriever, "top_k": settings.retrieval.top_k,
+        "context_tokens": settings.generation.context_tokens, "reader": settings.llm.name,
+    }  # fmt: skip
     print(json.dumps(record.data["collection"]), flush=True)
     if "ingest" in stages:
         ingest_stage(record, folder, work, backends, SMOKE_SAMPLE if args.smoke else SAMPLE)
     if "retrieval" in stages:
         retrieval_stage(record, folder, work, backends, ids)
     if "answers" in stages:
-        answers_stage(record, args.out, folder, work, settings.store_backend, ids)
+        answers_stage(record, args.out, folder, work, settings.store.store_backend, ids)
     record.save()
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)

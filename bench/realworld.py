@@ -116,8 +116,12 @@ def corpora(split: str, base: Settings, names: tuple[str, ...] = CORPORA) -> lis
 
 
 def retrieval_stage(
-    base: Settings, split: str = "dev", names: tuple[str, ...] = CORPORA, chunkings: tuple[str, ...] = (),
-    record: Record | None = None, retrievals: tuple[str, ...] = (),
+    base: Settings,
+    split: str = "dev",
+    names: tuple[str, ...] = CORPORA,
+    chunkings: tuple[str, ...] = (),
+    record: Record | None = None,
+    retrievals: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     """Every chunking (or those named) x retrieval x k on each corpus, scored without the LLM; saved as it goes."""
     from helpers.retrieval import BM25Retriever, DenseRetriever, Memoized
@@ -136,13 +140,15 @@ def retrieval_stage(
                     continue
                 settings = tuning_settings(corpus, base, **chunking, **retrieval)
                 pipeline.settings = settings
-                tokenizer = settings.bm25_tokenizer
+                tokenizer = settings.retrieval.bm25_tokenizer
                 if tokenizer not in bm25:
                     bm25[tokenizer] = BM25Retriever.from_store(pipeline.store, tokenizer=TOKENIZERS[tokenizer])
-                retriever = pipeline.make_retriever(None, bm25=bm25[tokenizer], dense=dense, pool=settings.hybrid_pool)
+                retriever = pipeline.make_retriever(
+                    None, bm25=bm25[tokenizer], dense=dense, pool=settings.retrieval.hybrid_pool
+                )
                 for row in retrieval_rows(pipeline, corpus, retriever, TOP_KS):
                     rows.append({"corpus": corpus.name, "chunking": chunk_name, "retrieval": retrieval_name, **row})
-                print(pd.DataFrame(rows[-len(TOP_KS):]).round(3).to_string(), flush=True)
+                print(pd.DataFrame(rows[-len(TOP_KS) :]).round(3).to_string(), flush=True)
             if record is not None:  # a long sweep keeps what it measured so far
                 write(record, pd.DataFrame(rows))
         close_all()
@@ -150,8 +156,12 @@ def retrieval_stage(
 
 
 def context_stage(
-    base: Settings, split: str = "dev", names: tuple[str, ...] = CORPORA, wanted: tuple[str, ...] = (),
-    record: Record | None = None, setups: dict[str, dict[str, Any]] | None = None,
+    base: Settings,
+    split: str = "dev",
+    names: tuple[str, ...] = CORPORA,
+    wanted: tuple[str, ...] = (),
+    record: Record | None = None,
+    setups: dict[str, dict[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """Each context set-up (or those named) on each corpus: answer in context at equal budgets; saved as it goes.
     `setups`: CONTEXT_SETUPS by default; the `fusion` stage passes RETRIEVALS (each fusion at the reader's budgets)."""
@@ -167,7 +177,7 @@ def context_stage(
             retriever = pipeline.retriever  # the configured one: reranked when the set-up names a reranker
             for row in context_rows(pipeline, corpus, retriever, CONTEXT_BUDGETS):
                 rows.append({"corpus": corpus.name, "set-up": name, **row})
-            print(pd.DataFrame(rows[-len(CONTEXT_BUDGETS):]).round(3).to_string(), flush=True)
+            print(pd.DataFrame(rows[-len(CONTEXT_BUDGETS) :]).round(3).to_string(), flush=True)
             if record is not None:
                 write(record, pd.DataFrame(rows))
         close_all()
@@ -175,8 +185,13 @@ def context_stage(
 
 
 def answer_stage(
-    base: Settings, setups: dict[str, dict[str, Any]], split: str, limit: int | None, names: tuple[str, ...] = CORPORA,
-    record: Record | None = None, extra: dict[str, Any] | None = None,
+    base: Settings,
+    setups: dict[str, dict[str, Any]],
+    split: str,
+    limit: int | None,
+    names: tuple[str, ...] = CORPORA,
+    record: Record | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The reader's EM/F1 for each named set-up on each corpus (the first `limit` questions of a split)."""
     rows, answers = [], []

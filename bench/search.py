@@ -34,7 +34,7 @@ def measure(questions: list[str]) -> dict[str, object]:
     index = ensure_index(pipeline)
     settings = pipeline.settings
     pipeline.__dict__["embedder"] = Embedder(settings, use_cache=False)  # every query really embedded
-    k = settings.top_k
+    k = settings.retrieval.top_k
     # the reference: the chunk matrix in numpy, the question embedded, X @ q, top k
     nodes = pipeline.store.nodes()
     matrix = np.asarray([n.embedding for n in nodes], dtype=np.float32)
@@ -55,8 +55,8 @@ def measure(questions: list[str]) -> dict[str, object]:
     print("reranker:", reason, flush=True)
     result["reranker"] = reason
     if reranker is not None:
-        retrievers["hybrid_rrf+rerank"] = Reranked(retrievers["hybrid_rrf"], reranker, settings.rerank_depth)
-        result["rerank_depth"] = settings.rerank_depth
+        retrievers["hybrid_rrf+rerank"] = Reranked(retrievers["hybrid_rrf"], reranker, settings.rerank.rerank_depth)
+        result["rerank_depth"] = settings.rerank.rerank_depth
     rows = {}
     for name, retriever in retrievers.items():
         few = questions if "rerank" not in name else questions[:30]  # a rerank is slow: 30 questions are enough

@@ -59,7 +59,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     rows.to_csv(args.out / "story_ladder.csv", index=False)
     plot_story(table).savefig(args.out / "story_ladder.png", dpi=110)
-    record["reader"] = settings.llm_model
+    record["reader"] = settings.llm.llm_model
     record["llm_cache"] = "cold" if args.cold_llm_cache else "warm"
     record["questions_per_corpus"] = table.attrs["questions"]
     record["table"] = json.loads(table.to_json(orient="split"))

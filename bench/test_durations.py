@@ -81,7 +81,7 @@ def run_suite(cold: bool, extra: list[str], work: Path, quick: list[str] | None 
     if cold:
         from helpers.config import load_settings
 
-        env["KIT_CACHE_DIR"] = str(cache_as_after_setup(work, load_settings().cache_dir))
+        env["KIT_CACHE_DIR"] = str(cache_as_after_setup(work, load_settings().paths.cache_dir))
     command = ["bash", "scripts/test.sh", *lane, "--durations=0", f"--junitxml={junit}", *extra]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True)

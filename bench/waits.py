@@ -78,7 +78,7 @@ def reader_floor(settings: Any) -> dict[str, float]:
     from helpers.models import llm_gguf_path
 
     start = time.perf_counter()
-    llama = Llama(str(llm_gguf_path(settings)), n_ctx=2048, n_threads=settings.llm_threads, verbose=False)
+    llama = Llama(str(llm_gguf_path(settings)), n_ctx=2048, n_threads=settings.llm.llm_threads, verbose=False)
     load_s = time.perf_counter() - start
     words = ("The registrar publishes the academic calendar, the fees and the deadlines of every term. " * 60).split()
     prompt = llama.tokenize(" ".join(words).encode())[:700]
@@ -147,12 +147,12 @@ def chunking_row(folder: Path, settings: Any) -> dict[str, Any]:
     from helpers.chunking import chunk_documents
     from helpers.parsing import parse_folder
 
-    documents = parse_folder(folder, progress=False, cache_dir=settings.cache_dir).documents
+    documents = parse_folder(folder, progress=False, cache_dir=settings.paths.cache_dir).documents
     megabytes = sum(len(d.text.encode()) for d in documents) / 1e6
     best = float("inf")
     for _ in range(2):
         start = time.perf_counter()
-        nodes = chunk_documents(documents, settings.chunk_strategy)
+        nodes = chunk_documents(documents, settings.chunking.chunk_strategy)
         best = min(best, time.perf_counter() - start)
     start = time.perf_counter()
     for document in documents:
@@ -200,7 +200,7 @@ def answer_rows(settings: Any, floor: dict[str, float], count: int = QUESTIONS) 
                          "ratio": ratio(end - start, floor_s)})  # fmt: skip
             print(rows[-1], flush=True)
     pipeline.close()
-    return {"model": settings.llm_name, "rows": rows}
+    return {"model": settings.llm.name, "rows": rows}
 
 
 def ask_row(work: Path, cache_dir: Path, question: str) -> dict[str, Any]:
@@ -314,7 +314,7 @@ def main() -> None:
     from helpers.embedding.shipped import course_embed_texts
 
     settings = get_settings()
-    folder = args.folder or settings.data_dir / "realworld" / "docs"
+    folder = args.folder or settings.paths.data_dir / "realworld" / "docs"
     record = Record("waits", args.out, args.smoke)
     work = Path(tempfile.mkdtemp(prefix="kit-bench-waits-"))
     gflops = max(matmul_gflops(), 0.0)
@@ -324,16 +324,16 @@ def main() -> None:
     texts = list(dict.fromkeys(course_embed_texts(settings)))[: 32 if args.smoke else 256]
     record["embedding"] = embedding = embedding_row(settings, texts, gflops)
     print("embedding", embedding, flush=True)
-    record["chunking"] = chunking_row(folder if folder.is_dir() else settings.corpus_dir, settings)
+    record["chunking"] = chunking_row(folder if folder.is_dir() else settings.paths.corpus_dir, settings)
     print("chunking", record.data["chunking"], flush=True)
-    course = ingest_in_fresh_process(None, work / "course", settings.cache_dir)
+    course = ingest_in_fresh_process(None, work / "course", settings.paths.cache_dir)
     floors["upsert_s"] = bare_upsert_s(int(course.get("points") or 1631))
     course["floor_s"] = round(floors["python_start_s"] + floors["upsert_s"], 2)
     course["ratio"] = ratio(course.get("process_s"), course["floor_s"])
     record["course_index"] = course
     print("course index", course, flush=True)
     if folder.is_dir() and not args.smoke:
-        found = ingest_in_fresh_process(folder, work / "folder", settings.cache_dir)
+        found = ingest_in_fresh_process(folder, work / "folder", settings.paths.cache_dir)
         found["mb"] = round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6, 2)
         if "chunks" in found:
             found["chunks_per_s"] = round(found["chunks"] / found["process_s"], 1)
@@ -347,7 +347,7 @@ def main() -> None:
     answers = answer_rows(fresh, floors["reader"], 1 if args.smoke else QUESTIONS)
     record["answers"] = answers
     question = "What is the application fee for the MS program?"
-    ask = ask_row(work / "course", settings.cache_dir, question)
+    ask = ask_row(work / "course", settings.paths.cache_dir, question)
     if ask.get("prompt_tokens"):
         reader = floors["reader"]
         answer_floor = (ask["prompt_tokens"] / reader["prefill_tokens_per_s"]

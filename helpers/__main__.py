@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 
-from helpers.config import ConfigError, get_settings, show
+from helpers.config import CONFIG_ENV, ENVIRONMENT, ConfigError, Settings, get_settings, show, value_of
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -19,12 +19,14 @@ def _prepare(args: argparse.Namespace) -> int:
 
     settings = get_settings()
     start = time.perf_counter()
-    if settings.llm_backend == "local":
+    if settings.llm.llm_backend == "local":
         path = llm_gguf_path(settings)
         print(f"model ready: {path} ({time.perf_counter() - start:.1f} s)")
     pipeline = RAGPipeline(settings)
     try:
-        if settings.embed_backend == "onnx":  # export the packaged model once now, not at a student's first question
+        if (
+            settings.embedding.embed_backend == "onnx"
+        ):  # export the packaged model once now, not at a student's first question
             start = time.perf_counter()
             pipeline.embedder.load()
             print(f"embedder ready: {pipeline.embedder.model_id} ({time.perf_counter() - start:.1f} s)")
@@ -97,7 +99,10 @@ def _eval(args: argparse.Namespace) -> int:
         docs.close()
     print(f"reranker: {result.reranker_note}")
     print(result.table.round(3).to_string())
-    out = args.out or docs.pipeline.settings.data_dir / f"eval_{docs.collection}_{time.strftime('%Y%m%d-%H%M%S')}.csv"
+    out = (
+        args.out
+        or docs.pipeline.settings.paths.data_dir / f"eval_{docs.collection}_{time.strftime('%Y%m%d-%H%M%S')}.csv"
+    )
     print(f"per-question results: {result.save_rows(out)}")
     return 0
 
@@ -108,10 +113,10 @@ EVAL_KEYS = (
 )  # fmt: skip
 
 
-def _print_eval_settings(settings: object, configs: list[str]) -> None:
+def _print_eval_settings(settings: Settings, configs: list[str]) -> None:
     """The settings an evaluation runs with, so a printed table can be reproduced."""
-    values = ", ".join(f"{key}={getattr(settings, key)}" for key in EVAL_KEYS)
-    print(f"configurations: {', '.join(configs)}\nsettings: {values}; llm: {settings.llm_name}")  # type: ignore[attr-defined]
+    values = ", ".join(f"{key}={value_of(settings, key)}" for key in EVAL_KEYS)
+    print(f"configurations: {', '.join(configs)}\nsettings: {values}; llm: {settings.llm.name}")
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -180,8 +185,10 @@ def _nbgrader_course(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace) -> int:
-    """The settings, then the retrieval stack they build, in the order a query meets it."""
+    """The settings, the environment variables a deployment may set, and the retrieval stack in query order."""
     show()
+    print(f"\nenvironment variables read (everything else: kit.toml, or ${CONFIG_ENV} naming another file):")
+    print("  " + ", ".join(sorted(ENVIRONMENT.values())))
     from helpers.pipeline import RAGPipeline
 
     settings = get_settings()

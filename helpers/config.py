@@ -5,12 +5,15 @@ Qdrant and which run profile answer. Secrets (API keys) are never printed.
 
 `Settings` holds the run-wide `profile` and `seed` and one frozen section per concern: `paths`, `embedding`,
 `llm`, `store`, `chunking`, `retrieval`, `rerank`, `query` and `generation`. A stage is handed its own section
-(`settings.retrieval`, `settings.chunking`), and each section checks its own values when it is built. Every
-field keeps one flat name as well, the one kit.toml, environment variables and older code use:
+(`settings.retrieval`, `settings.chunking`), and each section checks its own values when it is built. Code reads a
+value through its section only; a key's flat name is what a user writes, in kit.toml or a `replace` call:
 
-    >>> settings.retrieval.top_k == settings.top_k          # the flat name reads the section
+    >>> settings.retrieval.top_k                             # the one way to read a setting
     >>> settings.replace(top_k=6, embed_backend="local")    # flat names go to their sections, checked again
-    KIT_TOP_K=6, or `top_k = 6` in kit.toml (a `[retrieval]` table with `top_k = 6` works too)
+    `top_k = 6` in kit.toml (a `[retrieval]` table with `top_k = 6` works too)
+
+Environment variables are for what a deployment sets (`ENVIRONMENT`: endpoints, keys, the store, the model, the
+profile, folders); every other key is set in kit.toml or in code.
 
 Every default has its home here: code elsewhere that needs one reads it from the section
 (`RetrievalSettings().hybrid_alpha`) or is given it by its caller. Why each default was chosen, and what was
@@ -56,15 +59,36 @@ STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is uns
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")
 
-# Environment variables that are not named KIT_<FIELD> because the ecosystem already has a name.
-ENV_ALIASES = {
+# What a deployment sets, by environment variable: the run profile, the folders, the models and their
+# endpoints and keys, the store. Every other key (a stage's choice or an experiment's switch) is set in kit.toml
+# or in code, so a stray variable cannot change a measurement.
+ENVIRONMENT = {
+    "profile": "KIT_PROFILE",
+    "data_dir": "KIT_DATA_DIR",
+    "cache_dir": "KIT_CACHE_DIR",
+    "corpus_dir": "KIT_CORPUS_DIR",
+    "output_dir": "KIT_OUTPUT_DIR",
+    "embed_backend": "KIT_EMBED_BACKEND",
+    "embed_model": "KIT_EMBED_MODEL",
+    "embed_precision": "KIT_EMBED_PRECISION",
+    "llm_backend": "KIT_LLM_BACKEND",
+    "llm_model": "KIT_LLM_MODEL",
+    "llm_gguf": "KIT_LLM_GGUF",
+    "llm_threads": "KIT_LLM_THREADS",
     "openai_base_url": "OPENAI_BASE_URL",
     "openai_api_key": "OPENAI_API_KEY",
     "openai_model": "OPENAI_MODEL",
+    "request_timeout_s": "KIT_REQUEST_TIMEOUT_S",
+    "llm_max_retries": "KIT_LLM_MAX_RETRIES",
+    "shipped_answers": "KIT_SHIPPED_ANSWERS",
+    "live_check": "KIT_LIVE_CHECK",
+    "live_check_seconds": "KIT_LIVE_CHECK_SECONDS",
     "qdrant_url": "QDRANT_URL",
     "qdrant_api_key": "QDRANT_API_KEY",
-    "llm_gguf": "KIT_LLM_GGUF",
+    "collection": "KIT_COLLECTION",
+    "store_backend": "KIT_STORE_BACKEND",
 }
+CONFIG_ENV = "KIT_CONFIG"  # the kit.toml to read instead of the repository's
 
 
 class ConfigError(ValueError):
@@ -287,7 +311,7 @@ class Settings:
 
     Build it with `load_settings()` (or take the process's with `get_settings()`). `Settings(top_k=6)` and
     `settings.replace(top_k=6)` take flat field names, whole sections (`retrieval=RetrievalSettings(...)`) or
-    both; `settings.top_k` reads `settings.retrieval.top_k`.
+    both; a value is read through its section (`settings.retrieval.top_k`).
     """
 
     profile: str = "full"  # "full": every question; "ci": the small seeded subsets the tests run
@@ -326,11 +350,6 @@ class Settings:
         """Where Qdrant lives: the server URL, or the embedded folder."""
         return self.store.qdrant_url or str(self.paths.data_dir / "qdrant")
 
-    @property
-    def llm_name(self) -> str:
-        """A human-readable name of the answering model."""
-        return self.llm.name
-
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed, by flat name (`top_k=6`) or whole section; changed sections are checked."""
         return Settings(**{**{f.name: getattr(self, f.name) for f in fields(self)}, **changes})
@@ -354,17 +373,16 @@ class Settings:
 
 
 TOP_LEVEL = tuple(f.name for f in fields(Settings) if f.name not in SECTIONS)
-KEYS = (*TOP_LEVEL, *SECTION_OF)  # every key kit.toml and KIT_<KEY> know
+KEYS = (*TOP_LEVEL, *SECTION_OF)  # every key kit.toml knows
 
 
-def _flat(section: str, key: str) -> property:
-    return property(lambda self: getattr(getattr(self, section), key), doc=f"`settings.{section}.{key}`")
+def value_of(settings: Settings, key: str) -> Any:
+    """The value of a key by its flat name, read through its section (for code that walks over keys).
 
-
-for _key, _section in SECTION_OF.items():  # settings.top_k reads settings.retrieval.top_k
-    if hasattr(Settings, _key):
-        raise RuntimeError(f"the flat name {_key!r} is taken on Settings")
-    setattr(Settings, _key, _flat(_section, _key))
+    >>> value_of(Settings(), "top_k") == Settings().retrieval.top_k
+    True
+    """
+    return getattr(settings, key) if key in TOP_LEVEL else getattr(getattr(settings, SECTION_OF[key]), key)
 
 
 def _coerce(key: str, raw: object, target: object) -> object:
@@ -410,20 +428,27 @@ def _toml_values(toml_path: Path, known: dict[str, object]) -> dict[str, object]
 
 
 def load_settings(toml_path: Path | None = None, environ: dict[str, str] | None = None) -> Settings:
-    """Defaults, overridden by `kit.toml` (if present), overridden by environment variables."""
+    """Defaults, overridden by `kit.toml` (if present), overridden by the deployment's environment variables."""
     environ = dict(os.environ if environ is None else environ)
     defaults = Settings()
-    known = {key: getattr(defaults, key) for key in KEYS}
+    known = {key: value_of(defaults, key) for key in KEYS}
     values: dict[str, object] = {}
 
-    toml_path = toml_path or Path(environ.get("KIT_CONFIG", REPO_ROOT / "kit.toml"))
+    toml_path = toml_path or Path(environ.get(CONFIG_ENV, REPO_ROOT / "kit.toml"))
     if toml_path.exists():
         values.update(_toml_values(toml_path, known))
 
-    for key, default in known.items():
-        env_name = ENV_ALIASES.get(key, f"KIT_{key.upper()}")
+    for key, env_name in ENVIRONMENT.items():
         if environ.get(env_name, "") != "":
-            values[key] = _coerce(env_name, environ[env_name], default)
+            values[key] = _coerce(env_name, environ[env_name], known[key])
+    stray = [f"KIT_{key.upper()}" for key in KEYS if key not in ENVIRONMENT and environ.get(f"KIT_{key.upper()}")]
+    if stray:
+        key, raw = stray[0][4:].lower(), environ[stray[0]]
+        value = raw if isinstance(known[key], (bool, int, float)) else f'"{raw}"'
+        raise ConfigError(
+            f"{stray[0]} is not read from the environment (only what a deployment sets is: "
+            f"python -m helpers config lists them); write `{key} = {value}` in kit.toml instead"
+        )
     if values.get("openai_base_url") and "llm_backend" not in values:
         values["llm_backend"] = "openai"  # an endpoint given by env means: use it
     return Settings(**values)

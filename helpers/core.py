@@ -7,7 +7,7 @@
 Notebook 00 walks through it line by line; `RAGPipeline` is the same loop with every part upgraded, and
 each later notebook replaces one part of it: chunks (02), the similarity search (03, 05), the prompt and
 its token budget (07), the scores (08). The four functions are plain on purpose: `search` is a matrix
-product and a sort, `build_prompt` a format string, `cited_numbers` a regular expression.
+product and a sort, `build_prompt` the kit's rules around a format string, `cited_numbers` a regular expression.
 What it leaves out: everything `RAGPipeline` adds — a vector store, BM25 and hybrid fusion, a token
 budget, refusal below a similarity, the injection guard, reranking, streaming, caching of answers.
 """
@@ -23,16 +23,12 @@ import numpy as np
 
 from helpers.config import RetrievalSettings
 from helpers.embedding.similarity import cosine_top_k
+from helpers.generation.prompts import SHORT_INSTRUCTIONS, SYSTEM_PROMPT, numbered_prompt
 from helpers.mechanisms import chosen
 
-SYSTEM = (
-    "You answer questions about a university program using only the numbered passages. "
-    "Cite the passage number in square brackets. If the passages do not say, reply: unknown"
-)
-TEMPLATE = (
-    "Passages:\n{passages}\n\nQuestion: {question}\n"
-    "Answer with a short phrase, then the number of the passage it comes from, like: $50 [2]"
-)
+# The kit's own rules and its short-answer instruction: `RAGPipeline` with its extras off sends this very prompt.
+SYSTEM = SYSTEM_PROMPT
+INSTRUCTION = SHORT_INSTRUCTIONS["forced"]
 
 
 @dataclass(frozen=True)
@@ -75,11 +71,15 @@ def search(matrix: np.ndarray, query: np.ndarray, k: int) -> list[tuple[int, flo
 
 
 def build_prompt(question: str, passages: Sequence[Chunk]) -> list[dict[str, str]]:
-    """Chat messages: the rules, then the passages numbered from 1, then the question."""
-    numbered = "\n\n".join(f"[{n}] ({chunk.source}) {chunk.text}" for n, chunk in enumerate(passages, start=1))
+    """Chat messages: the rules, then the passages numbered from 1 and the question, then what to answer.
+
+    The middle part is the "prompt" slot (`numbered_prompt`; notebook 07 has you write it): "Context:", the
+    passages as "[1] text", a blank line, "Question: …".
+    """
+    context_and_question = chosen("prompt", numbered_prompt)(question, [chunk.text for chunk in passages])
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": TEMPLATE.format(passages=numbered, question=question)},
+        {"role": "user", "content": f"{context_and_question}\n\n{INSTRUCTION}"},
     ]
 
 
@@ -116,7 +116,7 @@ def course_chunks(settings: Any) -> list[Chunk]:
     from helpers.chunking import chunk_for_settings
     from helpers.parsing import parse_folder
 
-    documents = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
+    documents = parse_folder(settings.paths.corpus_dir, progress=False, cache_dir=settings.paths.cache_dir).documents
     return [
         Chunk(node.text, str(node.metadata.get("source", "?")), node.get_content(metadata_mode="embed"))
         for node in chunk_for_settings(documents, settings.chunking)

@@ -106,11 +106,11 @@ def join_chunked_model(model: ChunkedGGUF, cache_dir: Path) -> Path:
 
 def llm_gguf_path(settings: Settings) -> Path:
     """The GGUF file of the configured local LLM (joined on first use)."""
-    if settings.llm_gguf:
-        path = Path(settings.llm_gguf).expanduser()
+    if settings.llm.llm_gguf:
+        path = Path(settings.llm.llm_gguf).expanduser()
         if not path.is_file():
             raise ModelNotAvailable(f"KIT_LLM_GGUF points to {path}, which is not a file")
         return path
-    if settings.llm_model == "smollm2-135m":
+    if settings.llm.llm_model == "smollm2-135m":
         return smollm_path()
-    return join_chunked_model(CHUNKED_MODELS[settings.llm_model], settings.cache_dir)
+    return join_chunked_model(CHUNKED_MODELS[settings.llm.llm_model], settings.paths.cache_dir)

@@ -137,12 +137,12 @@ class RAGPipeline:
     def store(self) -> KitStore:
         """The Qdrant collection; when BM25 ranks in Qdrant (`bm25_backend`) each chunk has its BM25 vector there."""
         client, keywords = connect(self.settings), None
-        if bm25_in_store(self.settings.bm25_backend, client):
+        if bm25_in_store(self.settings.retrieval.bm25_backend, client):
             from helpers.retrieval import store_keywords
 
             keywords = store_keywords(self.settings.retrieval)
         embedder = self.embedder
-        return KitStore(client, self.settings.collection, embedder.dimension, keywords, embedder.model_id)
+        return KitStore(client, self.settings.store.collection, embedder.dimension, keywords, embedder.model_id)
 
     @cached_property
     def llm(self) -> LLM:
@@ -155,9 +155,9 @@ class RAGPipeline:
         from helpers.parsing import parse_folder
 
         start = time.perf_counter()
-        folder = Path(folder or self.settings.corpus_dir)
+        folder = Path(folder or self.settings.paths.corpus_dir)
         laps = [start]  # the clock after each stage
-        parsed = parse_folder(folder, progress=progress, cache_dir=self.settings.cache_dir)
+        parsed = parse_folder(folder, progress=progress, cache_dir=self.settings.paths.cache_dir)
         laps.append(time.perf_counter())
         nodes = chunk_for_settings(parsed.documents, self.settings.chunking)
         flagged = flagged_chunks(nodes)  # documents are data: a chunk that gives the assistant orders is reported
@@ -170,7 +170,7 @@ class RAGPipeline:
         gone = gone_sources(self.store, folder, parsed)
         removed = self.store.remove_sources(gone)
         self.__dict__.pop("retriever", None)  # BM25 is fitted on the stored chunks: refit on next use
-        if not bm25_in_store(self.settings.bm25_backend, self.store.client):
+        if not bm25_in_store(self.settings.retrieval.bm25_backend, self.store.client):
             from helpers.retrieval import TOKENIZERS, save_bm25_beside
 
             save_bm25_beside(self.store, TOKENIZERS[self.settings.retrieval.bm25_tokenizer])  # next kernel: no read
@@ -188,7 +188,7 @@ class RAGPipeline:
             removed_files=len(gone) if removed else 0,
             removed_chunks=removed,
             flagged=flagged,
-            passage_guard=self.settings.passage_guard,
+            passage_guard=self.settings.generation.passage_guard,
             **counts,
         )
 
@@ -211,7 +211,7 @@ class RAGPipeline:
 
         retriever = self.make_retriever()
         reranker = self.make_reranker()
-        return Reranked(retriever, reranker, self.settings.rerank_depth) if reranker else retriever
+        return Reranked(retriever, reranker, self.settings.rerank.rerank_depth) if reranker else retriever
 
     # -- a question's path, one step a method: check → retrieve → (fit → generate → cite) ------------------------
     def check(self, question: str) -> GuardResult:
@@ -220,7 +220,7 @@ class RAGPipeline:
 
     def retrieve(self, question: str, k: int | None = None, retriever: Retriever | None = None) -> list[Hit]:
         """Step 2: the top-k chunks of `retriever` (default: the configured one) for an already checked question."""
-        return (retriever or self.retriever).retrieve(question, k or self.settings.top_k)
+        return (retriever or self.retriever).retrieve(question, k or self.settings.retrieval.top_k)
 
     def search(self, question: str, k: int | None = None, retriever: Retriever | None = None) -> list[Hit]:
         """Steps 1 and 2, what evaluations measure: the hits the guard's cleaned question gets."""
@@ -252,7 +252,7 @@ class RAGPipeline:
 
     def unreadable(self, question: str) -> str:
         """Why the embedder cannot read `question` ("" when it can): MiniLM reads English only."""
-        if self.settings.embed_backend in ENGLISH_ONLY_BACKENDS:
+        if self.settings.embedding.embed_backend in ENGLISH_ONLY_BACKENDS:
             return unreadable_question(question)
         return ""
 

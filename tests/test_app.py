@@ -166,7 +166,7 @@ def test_knobs_change_the_retrieval_call(monkeypatch: pytest.MonkeyPatch, tmp_se
     assert isinstance(search.build(Knobs(drop_below=0.5)), SimilarityFloor)
     assert [h.node_id for h in search.retrieve("fee", Knobs(k=4, drop_below=0.6))] == ["id0", "id1"]  # 0.9, 0.7
     reranked = search.retrieve("fee", Knobs(k=2, rerank=True))
-    assert fake.calls[-1][1] == tmp_settings.rerank_depth and all("rerank" in h.scores for h in reranked)
+    assert fake.calls[-1][1] == tmp_settings.rerank.rerank_depth and all("rerank" in h.scores for h in reranked)
 
 
 def test_the_term_filter_offers_the_terms_the_course_names_and_keeps_to_them(
@@ -317,7 +317,7 @@ def test_the_chunking_knob_indexes_another_strategy_once_in_its_own_collection(e
     engine.ready.set()
     steps: list[str] = []
     turn = engine.ask(FEE, Knobs(retriever="dense", k=2, chunking="word_window", mode="short"), on_step=steps.append)
-    name = strategy_collection(engine.settings.collection, "word_window")
+    name = strategy_collection(engine.settings.store.collection, "word_window")
     assert turn.hits and all(h.metadata["strategy"] == "word_window" for h in turn.hits)
     assert engine.pipeline.store.client.count(name).count > 0
     assert any("embedding" in s and name in s for s in steps) and any("indexed" in s for s in steps)
@@ -325,7 +325,7 @@ def test_the_chunking_knob_indexes_another_strategy_once_in_its_own_collection(e
     engine.ask(FEE, Knobs(retriever="hybrid", chunking="word_window"), on_step=steps.append)
     assert steps == []  # indexed once; the base collection is untouched
     assert {h.metadata["strategy"] for h in engine.ask(FEE, Knobs(retriever="dense")).hits} == {
-        engine.settings.chunk_strategy
+        engine.settings.chunking.chunk_strategy
     }
 
 

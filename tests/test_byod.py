@@ -163,13 +163,13 @@ def test_ingest_folder_uses_its_own_collection_and_never_duplicates(tmp_settings
     (tiny_corpus / "photo.png").write_bytes(b"\x89PNG\r\n")
     docs = ingest_folder(tiny_corpus, tmp_settings, progress=False)
     try:
-        assert docs.collection == collection_name(tiny_corpus) == docs.pipeline.settings.collection
+        assert docs.collection == collection_name(tiny_corpus) == docs.pipeline.settings.store.collection
         assert docs.collection.startswith("docs_")
         assert docs.report.documents == 3 and docs.report.skipped[0][0] == "photo.png"
-        assert Path(docs.pipeline.settings.data_dir).is_relative_to(tmp_settings.data_dir)
+        assert Path(docs.pipeline.settings.paths.data_dir).is_relative_to(tmp_settings.paths.data_dir)
         again = docs.pipeline.ingest(tiny_corpus, progress=False)
         assert again.written == 0 and again.points == docs.report.points == docs.report.chunks
-        assert not docs.pipeline.store.client.collection_exists(tmp_settings.collection)  # the course one
+        assert not docs.pipeline.store.client.collection_exists(tmp_settings.store.collection)  # the course one
         assert "$8" in docs.pipeline.retrieve("How much is a locker?", k=1)[0].text
     finally:
         docs.close()

@@ -173,7 +173,7 @@ def test_unknown_strategy_names_the_allowed_ones() -> None:
 
 
 def test_config_knows_the_strategies_and_the_default() -> None:
-    assert tuple(STRATEGIES) == CHUNK_STRATEGIES and Settings().chunk_strategy == DEFAULT_STRATEGY
+    assert tuple(STRATEGIES) == CHUNK_STRATEGIES and Settings().chunking.chunk_strategy == DEFAULT_STRATEGY
     with pytest.raises(ValueError, match="chunk_strategy = 'x' is not allowed; choose one of: fixed_tokens"):
         Settings(chunk_strategy="x")
 

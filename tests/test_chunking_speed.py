@@ -32,7 +32,7 @@ def chunk_both_ways(documents: list[Document], strategy: str) -> tuple[str, str]
 def course_documents() -> list[Document]:
     """The parsed course corpus (from the parse cache when it is warm)."""
     settings = get_settings()
-    return parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
+    return parse_folder(settings.paths.corpus_dir, progress=False, cache_dir=settings.paths.cache_dir).documents
 
 
 @pytest.fixture(scope="module")

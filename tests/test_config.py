@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from helpers.config import (
+    CONFIG_ENV,
+    ENVIRONMENT,
     KEYS,
     REPO_ROOT,
     SECTION_OF,
@@ -24,23 +26,23 @@ from helpers.config import (
 
 def test_defaults_are_offline(tmp_path: Path) -> None:
     settings = load_settings(tmp_path / "absent.toml", environ={})
-    assert settings.llm_backend == "local" and settings.embed_backend == "onnx"
-    assert settings.qdrant_url == "" and settings.qdrant_location.endswith("qdrant")
-    assert settings.temperature == 0.0
+    assert settings.llm.llm_backend == "local" and settings.embedding.embed_backend == "onnx"
+    assert settings.store.qdrant_url == "" and settings.qdrant_location.endswith("qdrant")
+    assert settings.llm.temperature == 0.0
 
 
 def test_environment_overrides_toml(tmp_path: Path) -> None:
     toml = tmp_path / "kit.toml"
     toml.write_text('top_k = 7\nprofile = "ci"\n')
-    settings = load_settings(toml, environ={"KIT_TOP_K": "9"})
-    assert settings.top_k == 9 and settings.profile == "ci"
+    settings = load_settings(toml, environ={"KIT_PROFILE": "full"})
+    assert settings.retrieval.top_k == 7 and settings.profile == "full"
 
 
 def test_bad_value_names_key_and_choices(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"profile = 'fast'.*full, ci"):
         load_settings(tmp_path / "absent.toml", environ={"KIT_PROFILE": "fast"})
-    with pytest.raises(ConfigError, match="KIT_TOP_K"):
-        load_settings(tmp_path / "absent.toml", environ={"KIT_TOP_K": "many"})
+    with pytest.raises(ConfigError, match="KIT_LLM_THREADS"):
+        load_settings(tmp_path / "absent.toml", environ={"KIT_LLM_THREADS": "many"})
 
 
 def test_unknown_toml_key_is_named(tmp_path: Path) -> None:
@@ -55,29 +57,38 @@ def test_endpoint_switches_backend_and_secrets_stay_hidden(tmp_path: Path, capsy
     settings = load_settings(
         tmp_path / "absent.toml", environ={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": secret}
     )
-    assert settings.llm_backend == "openai"
+    assert settings.llm.llm_backend == "openai"
     show(settings)
     out = capsys.readouterr().out
     assert secret not in out and "set (hidden)" in out
     assert secret not in repr(settings)
 
 
-def test_settings_are_in_sections_and_flat_names_still_read(tmp_path: Path) -> None:
-    settings = load_settings(tmp_path / "absent.toml", environ={"KIT_TOP_K": "6", "KIT_EMBED_BACKEND": "local"})
-    assert settings.retrieval.top_k == 6 and settings.top_k == 6
-    assert settings.embedding.embed_backend == "local" and settings.embed_backend == "local"
+def test_settings_are_read_through_their_sections_only(tmp_path: Path) -> None:
+    toml = tmp_path / "kit.toml"
+    toml.write_text("top_k = 6\n")
+    settings = load_settings(toml, environ={"KIT_EMBED_BACKEND": "local"})
+    assert settings.retrieval.top_k == 6 and settings.embedding.embed_backend == "local"
     assert isinstance(settings.retrieval, RetrievalSettings) and isinstance(settings.generation, GenerationSettings)
-    for key, section in SECTION_OF.items():  # every flat name reads its section's field
-        assert getattr(settings, key) == getattr(getattr(settings, section), key)
+    for key in SECTION_OF:  # no flat property: a flat name is input only (kit.toml, `replace`)
+        assert not hasattr(settings, key), key
     assert set(SECTION_OF) == {f for kind in SECTIONS.values() for f in kind.__dataclass_fields__}
     assert len(KEYS) == len(set(KEYS)) == 60
 
 
-def test_aliases_name_the_same_fields(tmp_path: Path) -> None:
-    environ = {"QDRANT_URL": "http://qdrant:6333", "OPENAI_MODEL": "m", "KIT_LLM_GGUF": "/x.gguf", "KIT_SEED": "3"}
+def test_the_environment_sets_what_a_deployment_sets(tmp_path: Path) -> None:
+    environ = {"QDRANT_URL": "http://qdrant:6333", "OPENAI_MODEL": "m", "KIT_LLM_GGUF": "/x.gguf", "KIT_PROFILE": "ci"}
     settings = load_settings(tmp_path / "absent.toml", environ=environ)
     assert settings.store.qdrant_url == "http://qdrant:6333" and settings.qdrant_location == "http://qdrant:6333"
-    assert settings.llm.openai_model == "m" and settings.llm.llm_gguf == "/x.gguf" and settings.seed == 3
+    assert settings.llm.openai_model == "m" and settings.llm.llm_gguf == "/x.gguf" and settings.profile == "ci"
+    assert set(ENVIRONMENT) <= set(KEYS) and len(set(ENVIRONMENT.values())) == len(ENVIRONMENT)
+
+
+def test_an_experiment_switch_in_the_environment_names_the_kit_toml_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"KIT_TOP_K is not read from the environment.*`top_k = 6` in kit.toml"):
+        load_settings(tmp_path / "absent.toml", environ={"KIT_TOP_K": "6"})
+    with pytest.raises(ConfigError, match=r'`retriever = "bm25"` in kit.toml'):
+        load_settings(tmp_path / "absent.toml", environ={"KIT_RETRIEVER": "bm25"})
 
 
 def test_replace_takes_flat_names_and_checks_the_section_again() -> None:
@@ -86,7 +97,7 @@ def test_replace_takes_flat_names_and_checks_the_section_again() -> None:
     assert changed.retrieval.top_k == 6 and changed.embedding.embed_backend == "local" and changed.profile == "ci"
     assert changed.retrieval.hybrid_alpha == settings.retrieval.hybrid_alpha  # the rest of the section is kept
     assert changed.llm is settings.llm  # untouched sections are shared, not copied
-    assert settings.top_k == RetrievalSettings().top_k  # the original is unchanged (frozen)
+    assert settings.retrieval.top_k == RetrievalSettings().top_k  # the original is unchanged (frozen)
     assert settings.replace(retrieval=RetrievalSettings(top_k=9), hybrid_alpha=0.2).retrieval == RetrievalSettings(
         top_k=9, hybrid_alpha=0.2
     )
@@ -110,7 +121,7 @@ def test_toml_takes_flat_keys_and_section_tables(tmp_path: Path) -> None:
     toml.write_text("top_k = 7\n\n[generation]\ncontext_tokens = 900\n\n[retrieval]\nhybrid_alpha = 0.25\n")
     settings = load_settings(toml, environ={})
     assert settings.retrieval.top_k == 7 and settings.generation.context_tokens == 900
-    assert settings.hybrid_alpha == 0.25
+    assert settings.retrieval.hybrid_alpha == 0.25
     toml.write_text("[retrieval]\ncontext_tokens = 900\n")  # a key of another section
     with pytest.raises(ConfigError, match=r"unknown key 'context_tokens' in \[retrieval\]"):
         load_settings(toml, environ={})
@@ -216,3 +227,9 @@ def test_the_config_command_prints_the_retrieval_stack_and_builds_no_index_itsel
     assert command.main(["config"]) == 0
     assert "retrieval: built at the first question; there is no index yet" in capsys.readouterr().out
     assert not (tmp_path / "data").exists()
+
+
+def test_the_readme_lists_every_environment_variable_in_one_table() -> None:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| variable | effect |") :].split("\n\n")[0]
+    assert all(f"`{name}`" in table for name in (*ENVIRONMENT.values(), CONFIG_ENV))

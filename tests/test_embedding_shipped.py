@@ -52,7 +52,7 @@ def test_the_shipped_vectors_are_the_models_vectors(
     settings = settings.replace(**embedder)
     sample = course_texts[:: max(1, len(course_texts) // 8)][:8]
     computed = Embedder(settings, shipped_dir=None).embed_texts(sample)
-    seeded = Embedder(settings.replace(cache_dir=settings.cache_dir / "other")).embed_texts(sample)
+    seeded = Embedder(settings.replace(cache_dir=settings.paths.cache_dir / "other")).embed_texts(sample)
     cosines = np.sum(computed * seeded, axis=1)
     assert cosines.min() > 0.999, f"seeded vectors differ from the model's (cosine {cosines.min():.4f}): {REGENERATE}"
 

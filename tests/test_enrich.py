@@ -100,7 +100,7 @@ def test_two_bad_replies_give_an_error_result_not_an_exception() -> None:
 
 def enricher_settings(settings: Settings) -> Settings:
     """The test settings with the cache in the temporary folder too."""
-    return settings.replace(cache_dir=settings.data_dir / "cache")
+    return settings.replace(cache_dir=settings.paths.data_dir / "cache")
 
 
 def test_cache_hit_on_second_call(tmp_settings: Settings) -> None:

@@ -44,14 +44,14 @@ def test_every_planted_attack_reaches_the_chunks(settings: Settings) -> None:
 
 
 def test_the_course_and_the_example_folder_flag_nothing(settings: Settings) -> None:
-    for folder in (settings.corpus_dir, REPO_ROOT / "course_data" / "byod_example"):
+    for folder in (settings.paths.corpus_dir, REPO_ROOT / "course_data" / "byod_example"):
         flagged = passage_flags(parsed_chunks(folder, settings))
         assert flagged.empty, flagged.to_string()
 
 
 def test_the_rules_flag_what_the_committed_run_reports(settings: Settings) -> None:
     """The suite's and the benign sets' counts, as the notebook and the closing notes read them from the results."""
-    rates = flag_rates(document_attacks(), settings, {"course": parsed_chunks(settings.corpus_dir, settings)})
+    rates = flag_rates(document_attacks(), settings, {"course": parsed_chunks(settings.paths.corpus_dir, settings)})
     committed = json.loads(RESULTS.read_text(encoding="utf-8"))
     recorded = {row["set"]: (row["passages"], row["flagged"]) for row in committed["flags"]}
     for name, row in rates.iterrows():

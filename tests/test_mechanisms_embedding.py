@@ -50,15 +50,13 @@ pytestmark = pytest.mark.usefixtures("kit_functions")  # tests/conftest.py
 def nodes() -> list[TextNode]:
     """The chunks of FILES under the configured chunking (their vectors ship with the kit)."""
     documents = [document for name in FILES for document in parse(DOCS_DIR / name, root=DOCS_DIR)]
-    return chunk_documents(documents, get_settings().chunk_strategy)
+    return chunk_documents(documents, get_settings().chunking.chunk_strategy)
 
 
 @pytest.fixture(scope="module")
 def questions() -> list[Question]:
     """The dev questions whose evidence lies wholly in FILES."""
     return dev_questions_within(FILES)
-
-
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from qdrant_client import QdrantClient
 from helpers.chunking import chunk_documents, node_id
 from helpers.config import Settings
 from helpers.generation import extract_citations
+from helpers.llm.client import Completion
 from helpers.pipeline import RAGPipeline
 from helpers.store import KitStore, StoreError
 from helpers.types import Hit
@@ -90,7 +91,9 @@ def test_ask_end_to_end_with_the_tiny_model(tmp_settings: Settings, tiny_corpus:
     try:
         pipeline.ingest(tiny_corpus, progress=False)
         answer = pipeline.ask("How much is the application fee?", k=2)
-        best = answer.hits[-1] if tmp_settings.best_passage_last else answer.hits[0]  # right above the question
+        best = (
+            answer.hits[-1] if tmp_settings.generation.best_passage_last else answer.hits[0]
+        )  # right above the question
         assert best.source == "fees.md"
         assert answer.text and answer.completion_tokens > 0
         assert "generate" in answer.timings and answer.messages[0]["role"] == "system"
@@ -99,24 +102,46 @@ def test_ask_end_to_end_with_the_tiny_model(tmp_settings: Settings, tiny_corpus:
         pipeline.close()
 
 
-def test_the_pipeline_with_its_extras_off_retrieves_what_the_visible_core_does(tmp_path: Path) -> None:
-    """RAGPipeline is TinyRAG (notebook 00's loop) upgraded: with dense search only and no step around it, both give
-    notebook 00's question the same passages in the same order, through Qdrant and through a numpy matrix."""
+class PromptRecorder:
+    """A stand-in for the model, in this unit test only: it keeps the messages it is sent and answers a fixed text."""
+
+    name = "prompt-recorder"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[list[dict[str, str]], int]] = []
+
+    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
+        self.calls.append((messages, max_tokens))
+        return Completion("$90 [1]", 0, 3, 0.0)
+
+
+def test_the_pipeline_with_its_extras_off_is_the_visible_core(tmp_path: Path) -> None:
+    """RAGPipeline is TinyRAG (notebook 00's loop) upgraded: with dense search only, no step around it and no extra in
+    the prompt, both give notebook 00's question the same passages in the same order (through Qdrant and through a
+    numpy matrix) and send the model the same messages with the same answer length."""
     from helpers.config import get_settings
     from helpers.core import TinyRAG, course_chunks
 
     question = "What is the application fee for the MS program?"
     extras_off = dict(retriever="dense", query_expansion=False, near_duplicate=0.0, context_window=0,
-                      dedupe_by_source=False, similarity_threshold=0.0, reranker="none")  # fmt: skip
+                      dedupe_by_source=False, similarity_threshold=0.0, reranker="none",  # retrieval
+                      worked_examples="none", best_passage_last=False, passage_guard="off", passage_titles=False,
+                      refusal_threshold=0.0, support_floor=0.0, short_style="forced", context_tokens=3000)  # fmt: skip
     settings = get_settings().replace(data_dir=tmp_path / "data", **extras_off)
     pipeline = RAGPipeline(settings)
     try:
         pipeline.ingest(progress=False)
         assert repr(pipeline.retriever) == "Dense"
         hits = pipeline.search(question)
-        tiny = TinyRAG(course_chunks(settings), pipeline.embedder, llm=None, k=settings.retrieval.top_k)
+        core_model, pipeline_model = PromptRecorder(), PromptRecorder()
+        tiny = TinyRAG(course_chunks(settings), pipeline.embedder, core_model, k=settings.retrieval.top_k)
         passages = tiny.retrieve(question)
         assert [(hit.source, hit.text) for hit in hits] == [(chunk.source, chunk.text) for chunk, _ in passages]
         assert [hit.scores["dense"] for hit in hits] == pytest.approx([score for _, score in passages], abs=1e-4)
+        reply = tiny.ask(question)
+        answer = pipeline.generate(question, hits, llm=pipeline_model, mode="short")  # type: ignore[arg-type]
+        assert len(answer.hits) == len(reply.passages) == settings.retrieval.top_k  # nothing cut by the budget
+        assert pipeline_model.calls == core_model.calls and answer.messages == reply.messages
+        assert reply.cited == [1] and [c.number for c in answer.citations] == [1]
     finally:
         pipeline.close()

@@ -211,7 +211,7 @@ def test_with_the_default_settings_a_new_kernel_answers_without_reading_the_coll
     pipeline = RAGPipeline(tmp_settings)
     try:
         forbid_scroll(monkeypatch, pipeline.store.client)
-        assert tmp_settings.retrieval.retriever == "hybrid" and tmp_settings.bm25_backend == "auto"
+        assert tmp_settings.retrieval.retriever == "hybrid" and tmp_settings.retrieval.bm25_backend == "auto"
         hits = pipeline.retrieve("application fee", k=2)
         assert hits[0].metadata["source"] == "fees.md" and "sparse" in hits[0].scores
         knobs = Knobs(retriever="hybrid", k=2, rerank=False, multi_query=False)

@@ -306,7 +306,7 @@ def test_a_bm25_function_of_ones_own_keeps_the_kernel(kit_functions: None, nodes
 def test_the_setting_is_checked_and_names_the_store_tokenizer() -> None:
     with pytest.raises(ConfigError, match="bm25_backend"):
         Settings(bm25_backend="elastic")
-    assert Settings().bm25_backend == "auto"
+    assert Settings().retrieval.bm25_backend == "auto"
     assert store_keywords(RetrievalSettings(bm25_tokenizer="stemmed")).tokenizer == "stemmed"
 
 

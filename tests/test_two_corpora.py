@@ -110,7 +110,7 @@ def test_a_reused_index_never_answers_with_the_previous_reader(tmp_settings: Set
         again = indexed(corpus, tuning_settings(corpus, tmp_settings, llm_model="qwen2.5-coder-0.5b"))
         assert again is first and "llm" not in again.__dict__  # the next ask loads the 0.5B, not the old reader
         same = indexed(corpus, tuning_settings(corpus, tmp_settings, llm_model="qwen2.5-coder-0.5b", top_k=2))
-        assert same.settings.top_k == 2
+        assert same.settings.retrieval.top_k == 2
     finally:
         close_all()
 

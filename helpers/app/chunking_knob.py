@@ -1,6 +1,6 @@
 """The chunking strategy as a knob: each strategy searches its own collection, indexed the first time it is chosen.
 
-The app's index is chunked one way (`settings.chunk_strategy`). Choosing another strategy of
+The app's index is chunked one way (`settings.chunking.chunk_strategy`). Choosing another strategy of
 `helpers.chunking.STRATEGIES` opens the collection `<base>_by_<strategy>` ("course_by_fixed_tokens"), and, when it
 is empty, indexes the same folder into it with that strategy: parse (cached), chunk, embed, upsert. Its pipeline
 shares the app's embedder, store connection and language model, so nothing is loaded twice. The course's vectors
@@ -36,7 +36,7 @@ def strategy_collection(base: str, strategy: str) -> str:
 
 def strategy_settings(settings: Settings, strategy: str) -> Settings:
     """The base settings with another chunking strategy (at its own sizes) and that strategy's collection."""
-    name = class_collection(strategy_collection(settings.collection, strategy), settings.store)
+    name = class_collection(strategy_collection(settings.store.collection, strategy), settings.store)
     return settings.replace(chunk_strategy=strategy, chunk_size=0, chunk_overlap=-1, collection=name)
 
 
@@ -57,7 +57,7 @@ class StrategyPipeline(RAGPipeline):
         """This strategy's collection, on the base pipeline's connection (the embedded folder is opened once)."""
         base = self.base
         return KitStore(
-            base.store.client, self.settings.collection, base.embedder.dimension, None, base.embedder.model_id
+            base.store.client, self.settings.store.collection, base.embedder.dimension, None, base.embedder.model_id
         )
 
     @property
@@ -81,21 +81,21 @@ def index_strategy(pipeline: RAGPipeline, step: Step) -> None:
     from helpers.parsing import parse_folder
 
     settings, start = pipeline.settings, time.perf_counter()
-    folder = settings.corpus_dir
-    step(f"first use of chunking '{settings.chunk_strategy}': reading {folder.name} …")
-    documents = parse_folder(folder, progress=False, cache_dir=settings.cache_dir).documents
+    folder = settings.paths.corpus_dir
+    step(f"first use of chunking '{settings.chunking.chunk_strategy}': reading {folder.name} …")
+    documents = parse_folder(folder, progress=False, cache_dir=settings.paths.cache_dir).documents
     texts = [node.get_content(metadata_mode="embed") for node in chunk_for_settings(documents, settings.chunking)]
     probing = time.perf_counter()
     pipeline.embedder.embed_texts(texts[:PROBE_CHUNKS])  # cached: the ingestion below reuses these vectors
     per_chunk = (time.perf_counter() - probing) / max(1, min(len(texts), PROBE_CHUNKS))
     rest = per_chunk * max(0, len(texts) - PROBE_CHUNKS)
     step(
-        f"first use of chunking '{settings.chunk_strategy}': embedding {len(texts):,} chunks into the collection "
-        f"'{settings.collection}', {seconds_text(rest)} (only this once) …"
+        f"first use of chunking '{settings.chunking.chunk_strategy}': embedding {len(texts):,} chunks into the "
+        f"collection '{settings.store.collection}', {seconds_text(rest)} (only this once) …"
     )
     report = pipeline.ingest(folder, progress=False)
     took = time.perf_counter() - start
-    step(f"chunking '{settings.chunk_strategy}' indexed: {report.points:,} chunks in {took:.0f} s")
+    step(f"chunking '{settings.chunking.chunk_strategy}' indexed: {report.points:,} chunks in {took:.0f} s")
 
 
 class ChunkingIndexes:
@@ -103,7 +103,7 @@ class ChunkingIndexes:
 
     def __init__(self, base: SearchBuilder) -> None:
         self.base = base
-        self.builders = {base.pipeline.settings.chunk_strategy: base}
+        self.builders = {base.pipeline.settings.chunking.chunk_strategy: base}
         self.lock = threading.Lock()  # a question and its A/B twin must not index the same strategy twice
 
     def search_for(self, strategy: str, step: Step = lambda _: None) -> SearchBuilder:

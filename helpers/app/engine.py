@@ -81,9 +81,9 @@ class AppEngine:
         """The answering model for the model knob: "local" (packaged GGUF) or "endpoint" (OpenAI-compatible)."""
         if model not in self._llms:
             backend = "openai" if model == "endpoint" else "local"
-            if backend == "openai" and not (self.settings.openai_base_url or self.settings.openai_api_key):
+            if backend == "openai" and not (self.settings.llm.openai_base_url or self.settings.llm.openai_api_key):
                 raise LLMError(NO_ENDPOINT)
-            if backend == self.settings.llm_backend:
+            if backend == self.settings.llm.llm_backend:
                 self._llms[model] = self.pipeline.llm  # shared with the LLM reranker and query rewriting
             else:
                 self._llms[model] = make_llm(self.settings.replace(llm_backend=backend))
@@ -122,7 +122,7 @@ class AppEngine:
         if model == "local":
             llm = self.llm("local")
             raw = getattr(llm, "llm", llm)  # past the answer cache: the model itself must see the prefix
-            prefix = build_messages("Hello?", [], examples=worked_examples(self.settings.worked_examples))
+            prefix = build_messages("Hello?", [], examples=worked_examples(self.settings.generation.worked_examples))
             raw.prime(prefix) if hasattr(raw, "prime") else raw.chat(prefix, 1)
 
     def start_warm_up(self, knobs: Knobs | None = None, step: Callable[[str], None] = lambda _: None) -> None:
@@ -163,8 +163,14 @@ class AppEngine:
                 return Turn(question, "no_hits", no_hits_message(knobs), query, seconds=_since(start))
             # 3. the prompt under the token budget, the model's streamed answer, its citations
             answer = self.pipeline.generate(
-                verdict.question, hits, llm=self.llm(knobs.model), mode=knobs.mode, budget=self.budget,
-                refusal_threshold=knobs.refuse_below, on_token=on_token, template=knobs.template,
+                verdict.question,
+                hits,
+                llm=self.llm(knobs.model),
+                mode=knobs.mode,
+                budget=self.budget,
+                refusal_threshold=knobs.refuse_below,
+                on_token=on_token,
+                template=knobs.template,
             )
         except LLMError as err:
             message = NO_ENDPOINT if str(err) == NO_ENDPOINT else f"The model did not answer: {err}. {UNREACHABLE_HINT}"
@@ -176,7 +182,11 @@ class AppEngine:
         if answer.refused and (unreadable := self.pipeline.unreadable(verdict.question)):
             message = unreadable  # the embedder could not read the question: say so, not only "I don't know"
         elif answer.flagged:  # documents are data: say which retrieved passages gave the assistant orders
-            kept = "fenced as quoted data" if self.settings.passage_guard == "fence" else "left out of the prompt"
+            kept = (
+                "fenced as quoted data"
+                if self.settings.generation.passage_guard == "fence"
+                else "left out of the prompt"
+            )
             found = "; ".join(f"{hit.source}: {flag}" for hit, flag in answer.flagged)
             message = f"Orders to the assistant in {len(answer.flagged)} retrieved passage(s), {kept} ({found})."
         return Turn(question, answer.status, message, query, hits, answer, _since(start))

@@ -136,5 +136,5 @@ def question_label(question: Question) -> str:
 
 def default_questions(settings: Settings) -> list[Question]:
     """The gold `dev` split when the app runs on the course documents; no questions for any other folder."""
-    same = Path(settings.corpus_dir).resolve() == DOCS_DIR.resolve()
+    same = Path(settings.paths.corpus_dir).resolve() == DOCS_DIR.resolve()
     return load_gold("dev") if same else []

@@ -48,7 +48,7 @@ class SimilarityFloor:
 
 def reranker_name(settings: Any) -> str:
     """The reranker the rerank knob switches on: the configured one, else MaxSim (no training, quick enough live)."""
-    return settings.reranker if settings.reranker != "none" else "maxsim"
+    return settings.rerank.reranker if settings.rerank.reranker != "none" else "maxsim"
 
 
 class SearchBuilder:
@@ -111,7 +111,7 @@ class SearchBuilder:
     def build(self, knobs: Knobs) -> Any:
         """The whole retriever for these knobs."""
         retriever = self.base(knobs)
-        depth = self.pipeline.settings.rerank_depth
+        depth = self.pipeline.settings.rerank.rerank_depth
         reranker = self.reranker() if knobs.rerank else None
         if knobs.multi_query:
             from helpers.llm.completions import CachedCompleter
@@ -131,8 +131,8 @@ class SearchBuilder:
 
 
 def standalone_query(pipeline: RAGPipeline, history: Sequence[dict[str, str]], question: str) -> str:
-    """The question made standalone from the chat so far (notebook 06), as `settings.followup_rewrite` says."""
-    method = pipeline.settings.followup_rewrite
+    """The question made standalone from the chat so far (notebook 06), as `settings.query.followup_rewrite` says."""
+    method = pipeline.settings.query.followup_rewrite
     if not history or method == "none":
         return question
     try:

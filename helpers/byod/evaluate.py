@@ -4,7 +4,7 @@ For each configuration and question: the short answer's EM and F1 against the re
 normalisation, the best over the `;` alternatives), and answer-in-top-k — whether any retrieved chunk holds
 a reference answer, the stand-in for evidence your questions do not give. One configuration runs over all
 questions before the next, so llama.cpp serves the shared prompt prefix from its KV cache, and answers are
-cached on disk, so a re-run is quick. The reranker is the configured one (settings.reranker), else MaxSim late
+cached on disk, so a re-run is quick. The reranker is the configured one (settings.rerank.reranker), else MaxSim late
 interaction over the hybrid top-N (no training); `BYODEvaluation.reranker_note` says which.
 The `ci` profile evaluates a fixed, seeded subset with a shallow rerank, sized for a 4-minute notebook.
 What it leaves out: retrieval metrics that need evidence documents (hit@k, MRR: notebook 05), LLM judges.
@@ -83,7 +83,7 @@ def evaluation_subset(questions: Sequence[Question], settings: Any, limit: int |
 
 def choose_reranker(pipeline: RAGPipeline) -> tuple[Reranker | None, str]:
     """The configured reranker, else MaxSim (no training; it raised recall@5 on both dev sets); and why."""
-    name = pipeline.settings.reranker
+    name = pipeline.settings.rerank.reranker
     if name == "none":
         return pipeline.make_reranker("maxsim"), "MaxSim late interaction, the kit's reranker that needs no training"
     try:
@@ -118,7 +118,7 @@ def evaluate_questions(
     unknown = [name for name in configs if name not in CONFIGS]
     if unknown or not configs:
         raise ByodError(f"unknown configuration(s) {unknown or '(none)'}; choose from: {', '.join(CONFIGS)}")
-    picked, k = evaluation_subset(questions, settings, limit), k or settings.top_k
+    picked, k = evaluation_subset(questions, settings, limit), k or settings.retrieval.top_k
     if not picked:
         raise ByodError(f"no questions to evaluate (limit={limit}); give at least one")
     retrievers: dict[str, Any] = {}
@@ -128,14 +128,20 @@ def evaluate_questions(
         hybrid = pipeline.make_retriever("hybrid")
         retrievers.update({"hybrid": hybrid} if "hybrid" in configs else {})
     if "default" in configs:
-        retrievers[f"default ({settings.retriever}, k={k}, reranker {settings.reranker})"] = pipeline.retriever
+        retrievers[f"default ({settings.retrieval.retriever}, k={k}, reranker {settings.rerank.reranker})"] = (
+            pipeline.retriever
+        )
     note = "not run (add rerank to the configurations)"
     if "rerank" in configs:
         reranker, note = choose_reranker(pipeline)
         if reranker is not None:
             from helpers.rerank import Reranked
 
-            depth = min(settings.rerank_depth, CI_RERANK_DEPTH) if settings.profile == "ci" else settings.rerank_depth
+            depth = (
+                min(settings.rerank.rerank_depth, CI_RERANK_DEPTH)
+                if settings.profile == "ci"
+                else settings.rerank.rerank_depth
+            )
             retrievers[f"hybrid + {reranker.name} (top {depth})"] = Reranked(hybrid, reranker, depth)
     rows = []
     for config in ["closed book"] * ("closed_book" in configs) + list(retrievers):

@@ -36,7 +36,7 @@ NAME_CHARS = 46  # characters of the folder's own name kept in it
 
 def store_advice(points: int, settings: Settings) -> str:
     """What to switch to when a folder outgrows the embedded local-mode store ("" while it does not)."""
-    if points <= LOCAL_MODE_LIMIT or settings.qdrant_url or settings.store_backend != "local":
+    if points <= LOCAL_MODE_LIMIT or settings.store.qdrant_url or settings.store.store_backend != "local":
         return ""
     return (
         f"{points:,} chunks in the embedded local-mode store: it searches by brute force in Python and holds every "
@@ -71,12 +71,12 @@ def folder_settings(folder: str | Path, settings: Settings | None = None) -> Set
     settings = settings or get_settings()
     name = collection_name(folder)
     collection = class_collection(name, settings.store)  # "alice__notes_…" on a class's shared server
-    if collection == settings.collection:  # KIT_COLLECTION happens to be this folder's name: never write into it
+    if collection == settings.store.collection:  # KIT_COLLECTION happens to be this folder's name: never write into it
         collection = class_collection(f"{name}_folder", settings.store)
     return settings.replace(
         corpus_dir=Path(folder).resolve(),
         collection=collection,
-        data_dir=settings.data_dir / "byod",  # unused with a Qdrant server (QDRANT_URL): only the name matters
+        data_dir=settings.paths.data_dir / "byod",  # unused with a Qdrant server (QDRANT_URL): only the name matters
         query_expansion=False,  # course_data/synonyms.csv knows course words, not yours
     )
 
@@ -92,7 +92,7 @@ class FolderIndex:
     @property
     def collection(self) -> str:
         """The Qdrant collection holding this folder's chunks."""
-        return self.pipeline.settings.collection
+        return self.pipeline.settings.store.collection
 
     def ask(self, question: str, **options: Any) -> Any:
         """`RAGPipeline.ask` on this folder: a grounded answer with numbered citations."""

@@ -63,7 +63,7 @@ class PinnedSet:
 
     def docs_dir(self, settings: Settings) -> Path:
         """The rebuilt documents: `<data_dir>/<name>/docs` (default `.kit_data/<name>/docs`)."""
-        return Path(settings.data_dir) / self.name / "docs"
+        return Path(settings.paths.data_dir) / self.name / "docs"
 
     def manifest(self) -> dict:
         """The manifest: repositories, pinned commits, and per file its path, rebuilt path, sha256 and size."""
@@ -230,7 +230,7 @@ def rebuild(root: Path, out: Path, manifest_path: Path) -> list[str]:
 
 
 def rebuild_main(pinned: PinnedSet, settings: Settings, argv: list[str] | None = None) -> int:
-    """A set's `rebuild.py` command line: rebuild (by default into the set's folder under `settings.data_dir`),
+    """A set's `rebuild.py` command line: rebuild (by default into the set's folder under `settings.paths.data_dir`),
     print a summary, exit 1 naming what is missing."""
     parser = argparse.ArgumentParser(description=f"Rebuild {pinned.what} from pinned git commits.")
     parser.add_argument(

@@ -26,9 +26,9 @@ def build_shipped(settings: Settings, folder: Path = SHIPPED_DIR, **embedder: st
     """Embed the course corpus under the default model and chunking (the cache serves what it has); write the seed."""
     defaults = Settings()  # the seed is for what a fresh machine builds: the default chunking and model
     settings = settings.replace(
-        embed_backend=embedder.get("embed_backend", defaults.embed_backend),
-        embed_precision=embedder.get("embed_precision", defaults.embed_precision),
-        embed_model=defaults.embed_model,
+        embed_backend=embedder.get("embed_backend", defaults.embedding.embed_backend),
+        embed_precision=embedder.get("embed_precision", defaults.embedding.embed_precision),
+        embed_model=defaults.embedding.embed_model,
         chunking=defaults.chunking,
     )
     embedder = Embedder(settings, shipped_dir=None)  # never seed the seed from itself

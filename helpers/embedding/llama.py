@@ -20,7 +20,9 @@ class KitEmbedding(BaseEmbedding):
     _embedder: Embedder = PrivateAttr()
 
     def __init__(self, embedder: Embedder, **kwargs: Any) -> None:
-        super().__init__(model_name=embedder.model_name, embed_batch_size=embedder.settings.embed_batch_size, **kwargs)
+        super().__init__(
+            model_name=embedder.model_name, embed_batch_size=embedder.settings.embedding.embed_batch_size, **kwargs
+        )
         self._embedder = embedder
 
     def _get_query_embedding(self, query: str) -> list[float]:

@@ -106,5 +106,5 @@ def course_embed_texts(settings: Settings) -> list[str]:
     from helpers.chunking import chunk_for_settings
     from helpers.parsing import parse_folder
 
-    documents = parse_folder(settings.corpus_dir, progress=False, cache_dir=settings.cache_dir).documents
+    documents = parse_folder(settings.paths.corpus_dir, progress=False, cache_dir=settings.paths.cache_dir).documents
     return [node.get_content(metadata_mode="embed") for node in chunk_for_settings(documents, settings.chunking)]

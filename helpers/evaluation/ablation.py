@@ -103,20 +103,20 @@ class Rung:
 def build_ladder(pipeline: RAGPipeline) -> tuple[list[Rung], list[str]]:
     """The rungs over the pipeline's index, and notes on what was decided (e.g. which reranker a row uses)."""
     settings = pipeline.settings
-    hybrid_name = settings.retriever if settings.retriever.startswith("hybrid") else "hybrid_rrf"
+    hybrid_name = settings.retrieval.retriever if settings.retrieval.retriever.startswith("hybrid") else "hybrid_rrf"
     dense, hybrid = pipeline.make_retriever("dense"), pipeline.make_retriever(hybrid_name)
     rungs = [Rung("closed book"), Rung("dense", dense), Rung(f"hybrid ({hybrid_name})", hybrid)]
     # MaxSim needs no training and raised recall@5 on both dev sets (notebook 06); the fine-tuned cross-encoder
     # learnt nothing from the synthetic pairs, and the LLM reranker costs one reader pass per pair.
-    name = settings.reranker if settings.reranker not in ("none", "finetuned", "llm") else "maxsim"
+    name = settings.rerank.reranker if settings.rerank.reranker not in ("none", "finetuned", "llm") else "maxsim"
     reranker = pipeline.make_reranker(name)
-    notes = [f"reranker: {name} (settings.reranker = {settings.reranker!r}); the rows below keep it"]
-    rungs.append(Rung(f"+ rerank ({name})", Reranked(hybrid, reranker, depth=settings.rerank_depth)))
+    notes = [f"reranker: {name} (settings.reranker = {settings.rerank.reranker!r}); the rows below keep it"]
+    rungs.append(Rung(f"+ rerank ({name})", Reranked(hybrid, reranker, depth=settings.rerank.rerank_depth)))
     paraphraser = CachedCompleter.from_pipeline(pipeline)
     # the first stage for every version, then one rerank of the merged candidates (the CMU/LTI system's best)
-    multi = MultiQueryRetriever(hybrid, paraphraser, reranker=reranker, depth=settings.rerank_depth)
+    multi = MultiQueryRetriever(hybrid, paraphraser, reranker=reranker, depth=settings.rerank.rerank_depth)
     rungs.append(Rung("+ multi-query", multi, paraphraser=paraphraser))
-    method = settings.followup_rewrite if settings.followup_rewrite != "none" else "keywords"
+    method = settings.query.followup_rewrite if settings.query.followup_rewrite != "none" else "keywords"
     rewriter = FollowUpRewriter(method, paraphraser if method == "llm" else None)
     rungs.append(Rung(f"+ follow-up rewriting ({method})", multi, rewriter, paraphraser))
     return rungs, notes

@@ -3,7 +3,7 @@
 One ladder, run on two corpora (the course gold set and the real-document set, `two_corpora.py`), each row
 adding one step to the row above it:
 
-    closed book → naive (dense top-k) → the kit's defaults (settings.retriever) → + rerank (MaxSim)
+    closed book → naive (dense top-k) → the kit's defaults (settings.retrieval.retriever) → + rerank (MaxSim)
     → + multi-query (3 paraphrases, the merged candidates reranked once)
 
 `story_ladder` answers a seeded sample of each corpus's split with every row (short-answer mode, the default
@@ -46,11 +46,11 @@ def story_rungs(pipeline: RAGPipeline) -> list[Rung]:
     return [
         Rung("closed book"),
         Rung("naive (dense)", pipeline.make_retriever("dense")),
-        Rung(f"kit defaults ({settings.retriever})", defaults),
-        Rung("+ rerank (maxsim)", Reranked(defaults, maxsim, depth=settings.rerank_depth)),
+        Rung(f"kit defaults ({settings.retrieval.retriever})", defaults),
+        Rung("+ rerank (maxsim)", Reranked(defaults, maxsim, depth=settings.rerank.rerank_depth)),
         Rung(
             "+ multi-query",
-            MultiQueryRetriever(defaults, paraphraser, reranker=maxsim, depth=settings.rerank_depth),
+            MultiQueryRetriever(defaults, paraphraser, reranker=maxsim, depth=settings.rerank.rerank_depth),
             paraphraser=paraphraser,
         ),
     ]

@@ -62,9 +62,9 @@ def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit],
     from helpers.evaluation.two_corpora import reader_passages
 
     settings = pipeline.settings
-    ranked = pipeline.search(question.question, max(depth, settings.top_k))
+    ranked = pipeline.search(question.question, max(depth, settings.retrieval.top_k))
     rank = answer_rank(ranked, question)
-    top_k = pipeline.search(question.question, settings.top_k)  # what the prompt is built from
+    top_k = pipeline.search(question.question, settings.retrieval.top_k)  # what the prompt is built from
     if holding_answer(reader_passages(pipeline, question.question, top_k), question):
         stage = "in context"
     elif holding_answer(top_k, question):

@@ -119,17 +119,17 @@ class LocalJudgeServer:
     def __init__(self, settings: Settings) -> None:
         from helpers.models import llm_gguf_path
 
-        self.model = settings.llm_name
+        self.model = settings.llm.name
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         command = [
             sys.executable, "-m", "llama_cpp.server", "--model", str(llm_gguf_path(settings)),
             "--model_alias", self.model, "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(settings.llm_context_tokens), "--n_threads", str(settings.llm_threads),
+            "--n_ctx", str(settings.llm.llm_context_tokens), "--n_threads", str(settings.llm.llm_threads),
             "--seed", str(settings.seed), "--verbose", "False",
         ]  # fmt: skip
         # its log goes to a file: a pipe nobody reads would fill up and stall the server mid-run
-        self.log = settings.cache_dir / "judge_server.log"
+        self.log = settings.paths.cache_dir / "judge_server.log"
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("w", encoding="utf-8") as log:
             self.process = subprocess.Popen(
@@ -170,9 +170,9 @@ class Judge:
     def __init__(self, settings: Settings | None = None, cache: DiskCache | None = None) -> None:
         self.settings = settings or get_settings()
         self.cache = cache or llm_cache(self.settings)
-        self.remote = self.settings.llm_backend == "openai"
-        model = self.settings.openai_model if self.remote else self.settings.llm_name
-        where = (self.settings.openai_base_url or "api.openai.com") if self.remote else "llama_cpp.server, local"
+        self.remote = self.settings.llm.llm_backend == "openai"
+        model = self.settings.llm.openai_model if self.remote else self.settings.llm.name
+        where = (self.settings.llm.openai_base_url or "api.openai.com") if self.remote else "llama_cpp.server, local"
         self.name = f"{model} ({where})"  # printed beside every LLM-judged score
         self.model = model
         self.server: LocalJudgeServer | None = None
@@ -185,12 +185,12 @@ class Judge:
         from ragas.llms import llm_factory
 
         if self.remote:
-            base_url, key = self.settings.openai_base_url or None, self.settings.openai_api_key or "not-needed"
+            base_url, key = self.settings.llm.openai_base_url or None, self.settings.llm.openai_api_key or "not-needed"
         else:
             if self.server is None:
                 self.server = LocalJudgeServer(self.settings)
             base_url, key = self.server.base_url, "not-needed"
-        client = AsyncOpenAI(base_url=base_url, api_key=key, timeout=self.settings.request_timeout_s * 5)
+        client = AsyncOpenAI(base_url=base_url, api_key=key, timeout=self.settings.llm.request_timeout_s * 5)
         return llm_factory(self.model, provider="openai", client=client, temperature=0.0), _KitEmbeddings(self.settings)
 
     def _judge(self, metric: str, payload: dict[str, Any]) -> float:

@@ -40,9 +40,9 @@ def machine(settings: Settings, judge: str = "") -> dict[str, str]:
         "Python": sys.version.split()[0],
         "platform": platform.platform(),
         "load average (1 min) at export": f"{os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "unknown",
-        "answering model": settings.llm_name,
-        "embedder": settings.embed_model,
-        "judge": judge or settings.llm_name,
+        "answering model": settings.llm.name,
+        "embedder": settings.embedding.embed_model,
+        "judge": judge or settings.llm.name,
         "profile": settings.profile,
     }
 
@@ -64,7 +64,7 @@ def export_report(
 ) -> dict[str, Path]:  # fmt: skip
     """Write `evaluation_<date>.md`, `.html` and `_per_question.csv` under `folder`; return their paths."""
     settings = settings or get_settings()
-    folder = Path(folder or settings.output_dir)
+    folder = Path(folder or settings.paths.output_dir)
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"evaluation_{dt.date.today().isoformat()}_{settings.profile}"
     about = pd.Series(machine(settings, result.judge), name="value").to_frame()

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from helpers.config import Settings, get_settings
+from helpers.config import Settings, get_settings, value_of
 from helpers.corpus import Question, load_gold
 from helpers.metrics.answer_relevance import contains_answer
 from helpers.metrics.answers import answer_support
@@ -58,7 +58,7 @@ def course_corpus(split: str = "dev", settings: Settings | None = None) -> Corpu
     """The course documents and their gold questions (injections left out: the guard is measured elsewhere)."""
     settings = settings or get_settings()
     questions = tuple(q for q in load_gold(split) if q.category != "injection")
-    return Corpus("course", Path(settings.corpus_dir), questions, expansion=True)
+    return Corpus("course", Path(settings.paths.corpus_dir), questions, expansion=True)
 
 
 def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
@@ -73,18 +73,21 @@ def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Co
 def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any) -> Settings:
     """The settings of one set-up on one corpus: its own collection per chunking, apart from the course index."""
     settings = (base or get_settings()).replace(**changes)
-    chunking = "_".join(str(getattr(settings, key)) for key in CHUNK_KEYS).replace("-", "m")
-    chunking += "_ctx" if settings.chunk_context else ""  # other embedded text: an index of its own
-    if settings.embed_backend not in ("onnx", "local"):  # other vectors of the same size: never reuse MiniLM's
-        chunking += f"_{settings.embed_backend}"
+    chunking = "_".join(str(value_of(settings, key)) for key in CHUNK_KEYS).replace("-", "m")
+    chunking += "_ctx" if settings.chunking.chunk_context else ""  # other embedded text: an index of its own
+    if settings.embedding.embed_backend not in (
+        "onnx",
+        "local",
+    ):  # other vectors of the same size: never reuse MiniLM's
+        chunking += f"_{settings.embedding.embed_backend}"
     from helpers.store import class_collection
 
     collection = class_collection(f"tune_{corpus.name}_{chunking}", settings.store)
     return settings.replace(
         corpus_dir=corpus.folder,
         collection=collection,
-        data_dir=settings.data_dir / "tuning" / collection,  # one embedded folder each: several open at once
-        query_expansion=settings.query_expansion and corpus.expansion,
+        data_dir=settings.paths.data_dir / "tuning" / collection,  # one embedded folder each: several open at once
+        query_expansion=settings.retrieval.query_expansion and corpus.expansion,
     )
 
 
@@ -95,14 +98,14 @@ def indexed(corpus: Corpus, settings: Settings, progress: bool = False) -> RAGPi
     """A pipeline over the corpus chunked as the settings say; built once per process, then reused."""
     from helpers.pipeline import RAGPipeline
 
-    key = (str(settings.qdrant_location), settings.collection)
+    key = (str(settings.qdrant_location), settings.store.collection)
     if key not in _OPEN:
         pipeline = RAGPipeline(settings)
         pipeline.ingest(corpus.folder, progress=progress)
         _OPEN[key] = pipeline
     pipeline = _OPEN[key]
     reader = ("llm_backend", "llm_model", "llm_gguf", "openai_model", "llm_context_tokens")
-    if "llm" in pipeline.__dict__ and any(getattr(pipeline.settings, k) != getattr(settings, k) for k in reader):
+    if "llm" in pipeline.__dict__ and any(value_of(pipeline.settings, k) != value_of(settings, k) for k in reader):
         pipeline.__dict__.pop("llm").close()  # another reader: load it, never answer with the old one
     pipeline.settings = settings  # same index, other retrieval or generation settings
     pipeline.__dict__.pop("retriever", None)
@@ -122,9 +125,9 @@ def reader_passages(pipeline: RAGPipeline, question: str, hits: Sequence[Any] | 
     settings = pipeline.settings
     cleaned = pipeline.check(question).question
     if hits is None:
-        hits = pipeline.retrieve(cleaned, settings.top_k)
-    fixed = fixed_prompt_tokens(cleaned, settings.worked_examples)
-    return fit_context(list(hits)[: settings.top_k], TokenBudget.from_settings(settings).context_room(fixed))
+        hits = pipeline.retrieve(cleaned, settings.retrieval.top_k)
+    fixed = fixed_prompt_tokens(cleaned, settings.generation.worked_examples)
+    return fit_context(list(hits)[: settings.retrieval.top_k], TokenBudget.from_settings(settings).context_room(fixed))
 
 
 def what_the_reader_gets(
@@ -187,7 +190,7 @@ def context_rows(
     questions = corpus.answerable
     cleaned = [pipeline.check(question.question).question for question in questions]
     ranked = [pipeline.retrieve(text, k, retriever) for text in cleaned]
-    fixed = [fixed_prompt_tokens(text, pipeline.settings.worked_examples) for text in cleaned]
+    fixed = [fixed_prompt_tokens(text, pipeline.settings.generation.worked_examples) for text in cleaned]
     tables = [question.category in TABLE_CATEGORIES for question in questions]
     rows = []
     for budget in budgets:

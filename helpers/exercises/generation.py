@@ -267,7 +267,7 @@ def benign_passages() -> list[str]:
     from helpers.lab.guard import parsed_chunks
 
     settings = get_settings()
-    chunks = [text for _, _, text in parsed_chunks(settings.corpus_dir, settings)]
+    chunks = [text for _, _, text in parsed_chunks(settings.paths.corpus_dir, settings)]
     return chunks + [record["text"] for record in document_benign()]
 
 

@@ -36,9 +36,10 @@ SYSTEM_PROMPT = (
 PROMPT_TEMPLATE = "Context:\n{context}\n\nQuestion: {question}"
 USER_TEMPLATE = PROMPT_TEMPLATE + "\n\n{instruction}"
 
-# Short-answer styles (settings.short_style). "yes_no" adds a rule for yes/no questions ("Is the exam in QEB 240?"),
-# which the "phrase" style often answers "unknown"; "forced" drops the offer of "unknown" from the instruction (the
-# default: docs/decisions.md says why; the system prompt and the worked refusal still show the refusal).
+# Short-answer styles (settings.generation.short_style). "yes_no" adds a rule for yes/no questions ("Is the exam in
+# QEB 240?"), which the "phrase" style often answers "unknown"; "forced" drops the offer of "unknown" from the
+# instruction (the default: docs/decisions.md says why; the system prompt and the worked refusal still show the
+# refusal).
 SHORT_STYLES = ("phrase", "yes_no", "forced")
 DEFAULT_STYLE = GenerationSettings().short_style  # the configured default (helpers.config)
 YES_NO_INSTRUCTION = (

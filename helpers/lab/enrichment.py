@@ -77,7 +77,7 @@ def metadata_gain_table(
     """One row per variant (no metadata, summary + topics, all five fields): hit@1, recall@k, MRR (pipeline chunker)."""
     rows = {}
     for name, keys in VARIANTS.items():
-        nodes = chunk_documents(embed_only(documents, keys), embedder.settings.chunk_strategy)
+        nodes = chunk_documents(embed_only(documents, keys), embedder.settings.chunking.chunk_strategy)
         scores = evaluate_retrieval(questions, dense_retriever(nodes, embedder, k=10), ks=(1, k)).mean()
         rows[name] = {"e-mails": len(documents), "chunks": len(nodes), "questions": len(questions)}
         rows[name].update({m: round(float(scores[m]), 3) for m in ("hit@1", f"recall@{k}", "mrr")})

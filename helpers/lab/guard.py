@@ -61,7 +61,6 @@ class Attempt:
     kind: str
 
 
-
 def realworld_dev() -> list[str]:
     """The real-document dev questions, or [] while that set does not exist yet."""
     try:
@@ -157,7 +156,7 @@ def parsed_chunks(folder: Path, settings: Settings) -> list[tuple[str, Any, str]
     from helpers.chunking import chunk_for_settings
     from helpers.parsing import parse_folder
 
-    documents = parse_folder(folder, progress=False, cache_dir=settings.cache_dir).documents
+    documents = parse_folder(folder, progress=False, cache_dir=settings.paths.cache_dir).documents
     nodes = chunk_for_settings(documents, settings.chunking)
     return [(str(n.metadata.get("source")), n.metadata.get("page"), n.get_content()) for n in nodes]
 

@@ -1,7 +1,7 @@
 """Table-to-text measured by retrieval: table_lookup questions against raw table text and rows as sentences.
 
 What it does: parses the whole corpus twice, tables as raw cell lines (`tables="raw"`) and as one sentence per
-row (`tables="sentences"`), chunks both with the pipeline's chunker (`settings.chunk_strategy`), searches them
+row (`tables="sentences"`), chunks both with the pipeline's chunker (`settings.chunking.chunk_strategy`), searches them
 by exact dense retrieval (the packaged embedder, numpy brute force over normalised vectors) and scores the
 table_lookup questions. Relevance is answer-based (`helpers.metrics.answer_relevance`): a chunk of an
 evidence document that contains the answer counts, so the gold quotes, written as sentences, favour neither.
@@ -31,7 +31,7 @@ MODES = ("raw", "sentences")
 
 def parse_both_ways(settings: Settings | None = None) -> dict[str, list[Document]]:
     """The whole corpus with tables as raw cell lines and as sentences (through the kit's parse cache)."""
-    cache_dir = (settings or get_settings()).cache_dir
+    cache_dir = (settings or get_settings()).paths.cache_dir
     return {mode: parse_folder(DOCS_DIR, tables=mode, progress=False, cache_dir=cache_dir).documents for mode in MODES}
 
 
@@ -54,7 +54,9 @@ def table_retrieval_table(
     questions: Sequence[Question], embedder: Embedder, parsed: dict[str, list[Document]], k: int = 5
 ) -> pd.DataFrame:
     """One row per table mode (raw, sentences): chunks, hit@1, recall@k, MRR; the pipeline's chunker."""
-    strategy = embedder.settings.chunk_strategy  # the pipeline's chunker: `helpers prepare` embedded its chunks
+    strategy = (
+        embedder.settings.chunking.chunk_strategy
+    )  # the pipeline's chunker: `helpers prepare` embedded its chunks
     rows = {f"tables='{mode}'": score_mode(parsed[mode], questions, embedder, strategy, k) for mode in MODES}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "parse"

@@ -21,7 +21,7 @@ from helpers.llm.shipped import ShippedResults, shipped_report, shipped_results
 
 def make_llm(settings: Settings, cache: bool = True) -> LLM:
     """The configured LLM (local GGUF by default, an OpenAI-compatible endpoint when set), cached on disk."""
-    llm: LLM = OpenAICompatibleLLM(settings) if settings.llm_backend == "openai" else LocalLLM(settings)
+    llm: LLM = OpenAICompatibleLLM(settings) if settings.llm.llm_backend == "openai" else LocalLLM(settings)
     return CachedLLM(llm, settings) if cache else llm
 
 

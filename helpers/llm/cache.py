@@ -6,7 +6,7 @@ same model file, checked live on a seeded sample in every kernel.
 The key is a sha256 of the model name, the temperature, the answer-token limit and every message, so a
 changed prompt, model or setting is a new key and never a stale answer. At temperature 0 the model is
 deterministic, which is what makes caching honest; the stored timings are those of the real call, so
-latency tables stay true on a re-run. One SQLite file under `settings.cache_dir`, safe for several
+latency tables stay true on a re-run. One SQLite file under `settings.paths.cache_dir`, safe for several
 processes. What it leaves out: eviction (delete the file to start over).
 """
 
@@ -47,7 +47,7 @@ class CachedLLM:
         self.settings = settings
         self.name = llm.name
         self.hits = self.misses = 0
-        path = self.settings.cache_dir / "llm_answers.sqlite"
+        path = self.settings.paths.cache_dir / "llm_answers.sqlite"
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=30, check_same_thread=False)
         self._db.execute(
@@ -56,7 +56,7 @@ class CachedLLM:
         )
 
     def _key(self, messages: list[dict[str, str]], max_tokens: int) -> str:
-        return prompt_key(self.name, messages, max_tokens, self.settings.temperature)
+        return prompt_key(self.name, messages, max_tokens, self.settings.llm.temperature)
 
     def lookup(self, messages: list[dict[str, str]], max_tokens: int) -> Completion | None:
         """The stored completion of this prompt, or None."""

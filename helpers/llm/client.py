@@ -62,11 +62,11 @@ class LocalLLM:
 
         self.settings = settings
         path = llm_gguf_path(self.settings)
-        self.name = self.settings.llm_name
+        self.name = self.settings.llm.name
         self._llama = Llama(
             model_path=str(path),
-            n_ctx=self.settings.llm_context_tokens,
-            n_threads=self.settings.llm_threads,
+            n_ctx=self.settings.llm.llm_context_tokens,
+            n_threads=self.settings.llm.llm_threads,
             seed=self.settings.seed,
             verbose=False,
         )
@@ -103,7 +103,7 @@ class LocalLLM:
         start = time.perf_counter()
         self._start_from_anchor(messages)
         out: Any = self._llama.create_chat_completion(
-            messages=messages, max_tokens=max_tokens, temperature=self.settings.temperature, seed=self.settings.seed
+            messages=messages, max_tokens=max_tokens, temperature=self.settings.llm.temperature, seed=self.settings.seed
         )
         usage = out["usage"]
         return Completion(
@@ -120,7 +120,7 @@ class LocalLLM:
         out: Any = self._llama.create_chat_completion(
             messages=messages,
             max_tokens=max_tokens,
-            temperature=self.settings.temperature,
+            temperature=self.settings.llm.temperature,
             seed=self.settings.seed,
             response_format={"type": "json_object", "schema": schema},
         )
@@ -133,7 +133,7 @@ class LocalLLM:
         chunks: Any = self._llama.create_chat_completion(
             messages=messages,
             max_tokens=max_tokens,
-            temperature=self.settings.temperature,
+            temperature=self.settings.llm.temperature,
             seed=self.settings.seed,
             stream=True,
         )
@@ -151,8 +151,8 @@ class LocalLLM:
         anchor = messages[:-1]
         if not anchor:
             return "none"
-        key = json.dumps([self.name, self.settings.llm_context_tokens, llama_cpp.__version__, anchor])
-        path = self.settings.cache_dir / "kv_states" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.pkl"
+        key = json.dumps([self.name, self.settings.llm.llm_context_tokens, llama_cpp.__version__, anchor])
+        path = self.settings.paths.cache_dir / "kv_states" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.pkl"
         if path.exists():
             try:
                 state = pickle.loads(path.read_bytes())
@@ -181,7 +181,7 @@ class OpenAICompatibleLLM:
     """Any OpenAI-compatible chat endpoint, through the `openai` package.
 
     Retries: the `openai` client retries connection errors, timeouts, 408, 409, 429 and 5xx answers
-    `settings.llm_max_retries` times (KIT_LLM_MAX_RETRIES) with the library's exponential backoff and jitter
+    `settings.llm.llm_max_retries` times (KIT_LLM_MAX_RETRIES) with the library's exponential backoff and jitter
     (or what a Retry-After header asks); a wrong key (401/403) or a bad request is
     not retried. Every failure becomes an `LLMError` that says what to try and never contains the key.
     """
@@ -190,12 +190,12 @@ class OpenAICompatibleLLM:
         from openai import OpenAI
 
         self.settings = settings
-        self.name = self.settings.llm_name
+        self.name = self.settings.llm.name
         self._client = OpenAI(
-            base_url=self.settings.openai_base_url or None,
-            api_key=self.settings.openai_api_key or "not-needed",
-            timeout=self.settings.request_timeout_s,
-            max_retries=self.settings.llm_max_retries,
+            base_url=self.settings.llm.openai_base_url or None,
+            api_key=self.settings.llm.openai_api_key or "not-needed",
+            timeout=self.settings.llm.request_timeout_s,
+            max_retries=self.settings.llm.llm_max_retries,
         )
 
     def __repr__(self) -> str:
@@ -205,9 +205,9 @@ class OpenAICompatibleLLM:
         """A readable `LLMError` for a failed call; the server's own text is left out (it may echo the key)."""
         import openai
 
-        tries = f"after {self.settings.llm_max_retries + 1} tries"
+        tries = f"after {self.settings.llm.llm_max_retries + 1} tries"
         if isinstance(err, openai.APITimeoutError):
-            why = f"no answer within {self.settings.request_timeout_s:g} s {tries}; raise KIT_REQUEST_TIMEOUT_S"
+            why = f"no answer within {self.settings.llm.request_timeout_s:g} s {tries}; raise KIT_REQUEST_TIMEOUT_S"
         elif isinstance(err, openai.APIConnectionError):
             why = f"cannot connect {tries}; start the server or fix OPENAI_BASE_URL"
         elif isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
@@ -226,10 +226,10 @@ class OpenAICompatibleLLM:
 
         try:
             return self._client.chat.completions.create(
-                model=self.settings.openai_model,
+                model=self.settings.llm.openai_model,
                 messages=messages,  # type: ignore[arg-type]
                 max_tokens=max_tokens,
-                temperature=self.settings.temperature,
+                temperature=self.settings.llm.temperature,
                 stream=stream,
                 **extra,
             )

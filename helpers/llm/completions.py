@@ -2,7 +2,7 @@
 
 Paraphrases, rewrites, generated training questions and LLM relevance scores are slow to make (seconds
 each with the local model) and deterministic at temperature 0, so each one is stored as a small JSON file
-under `settings.cache_dir / "llm_outputs"`. A re-run reads the file instead of calling the model, and the
+under `settings.paths.cache_dir / "llm_outputs"`. A re-run reads the file instead of calling the model, and the
 model itself is only loaded on the first miss (`CachedCompleter` takes a function that builds it). The real model
 time is stored with each output, so a latency table stays honest when it is read from the cache.
 What it leaves out: expiry and size limits — delete the folder to start again.
@@ -65,7 +65,7 @@ class DiskCache:
 
 def llm_cache(settings: Settings) -> DiskCache:
     """The kit's cache of LLM outputs, behind the shipped answers of the configured model."""
-    return DiskCache(settings.cache_dir / "llm_outputs", shipped_results(settings), settings.llm.llm_model)
+    return DiskCache(settings.paths.cache_dir / "llm_outputs", shipped_results(settings), settings.llm.llm_model)
 
 
 class CachedCompleter:
@@ -86,7 +86,7 @@ class CachedCompleter:
     @classmethod
     def from_pipeline(cls, pipeline: Any) -> CachedCompleter:
         """Use the pipeline's LLM (loaded lazily by the pipeline itself)."""
-        return cls(lambda: pipeline.llm, pipeline.settings.llm_name, llm_cache(pipeline.settings))
+        return cls(lambda: pipeline.llm, pipeline.settings.llm.name, llm_cache(pipeline.settings))
 
     @property
     def llm(self) -> LLM:

@@ -46,9 +46,9 @@ RECORD_ENV = "KIT_RECORD_ANSWERS"  # a JSONL file every looked-up output is appe
 
 def model_fingerprint(settings: Settings) -> str:
     """The sha256 of the configured model file when the kit knows it without reading the file, else ""."""
-    if settings.llm_backend != "local" or settings.llm_gguf:
+    if settings.llm.llm_backend != "local" or settings.llm.llm_gguf:
         return ""
-    model = CHUNKED_MODELS.get(settings.llm_model)
+    model = CHUNKED_MODELS.get(settings.llm.llm_model)
     return model.sha256 if model else ""
 
 

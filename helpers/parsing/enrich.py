@@ -4,7 +4,7 @@ What it does: asks the configured LLM for one JSON object per e-mail and validat
 schema `EmailMetadata`. With llama.cpp the schema becomes a grammar, so the model cannot write anything else;
 an OpenAI-compatible endpoint gets JSON mode and the reply is validated here. A reply that does not validate
 gets one retry (the model is shown the error), then a clear error result — never an exception. Results are
-cached on disk (SQLite under `settings.cache_dir`) keyed by sha256(model name + prompt + e-mail text), so a
+cached on disk (SQLite under `settings.paths.cache_dir`) keyed by sha256(model name + prompt + e-mail text), so a
 re-run asks the model nothing. `add_metadata` stores the fields in the Document's metadata as plain strings
 (lists joined with "; "), so the Qdrant payload stays flat; the embedder sees them, the answering LLM does not.
 What it leaves out: attachments, whole threads (each e-mail is read alone), and grading the extraction itself.
@@ -134,7 +134,7 @@ class Enricher:
         if not hasattr(llm, "chat_json"):
             raise TypeError("this LLM has no chat_json; pass helpers.llm.make_llm(settings, cache=False)")
         self.llm = llm
-        path = settings.cache_dir / "email_metadata.sqlite"
+        path = settings.paths.cache_dir / "email_metadata.sqlite"
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=30)
         self._db.execute("CREATE TABLE IF NOT EXISTS enrichments (key TEXT PRIMARY KEY, result TEXT)")

@@ -30,11 +30,11 @@ NAMES = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # = helpers.con
 
 
 def make_reranker(name: str | None, settings: Settings, llm: Callable[[], Any] | None = None) -> Reranker | None:
-    """A reranker by name (None for "none"); unset, the name comes from `settings.reranker`.
+    """A reranker by name (None for "none"); unset, the name comes from `settings.rerank.reranker`.
 
     `llm` returns the local model (called on the first cache miss only); only the "llm" reranker needs it.
     """
-    name = name or settings.reranker
+    name = name or settings.rerank.reranker
     if name == "none":
         return None
     if name == "llm":
@@ -44,14 +44,16 @@ def make_reranker(name: str | None, settings: Settings, llm: Callable[[], Any] |
     if name == "finetuned":
         path = finetuned_path(settings)
         if path is None:
-            raise RuntimeError(f"no fine-tuned reranker under {settings.cache_dir}; build it with: {TRAIN_COMMAND}")
+            raise RuntimeError(
+                f"no fine-tuned reranker under {settings.paths.cache_dir}; build it with: {TRAIN_COMMAND}"
+            )
         return CrossEncoderReranker(path, name="minilm-finetuned")
     if name == "maxsim":
         return MaxSimReranker(first_stage_weight=DEFAULT_FIRST_STAGE_WEIGHT, fusion_k=DEFAULT_FUSION_K)
     if name == "cross-encoder":
-        if not settings.rerank_model:
-            raise RuntimeError("set rerank_model (KIT_RERANK_MODEL) to a cross-encoder folder or a cached hub name")
-        return CrossEncoderReranker(settings.rerank_model, name=settings.rerank_model)
+        if not settings.rerank.rerank_model:
+            raise RuntimeError("set rerank_model in kit.toml to a cross-encoder folder or a cached hub name")
+        return CrossEncoderReranker(settings.rerank.rerank_model, name=settings.rerank.rerank_model)
     raise ValueError(f"unknown reranker {name!r}; choose one of: {', '.join(NAMES)}")
 
 

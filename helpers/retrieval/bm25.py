@@ -6,7 +6,8 @@ part that matters for this corpus: lower-case words and numbers, a few stop word
 course or room code ("ADS 530", "ADS-698A", "MDC 110") also kept as one joined token ("ads530"), so an
 exact code outranks chunks that merely mention "ADS" and "530" apart. Joined words ("S/U", "full-time")
 are kept whole and as their parts. The score is stored as `scores["sparse"]` (unbounded, ≥ 0).
-`stemmed_tokenize` also strips plural endings ("fees" -> "fee"): the configured default, settings.bm25_tokenizer.
+`stemmed_tokenize` also strips plural endings ("fees" -> "fee"): the configured default
+(settings.retrieval.bm25_tokenizer).
 `bm25_scores` is the formula in plain Python (the slot "bm25" of helpers.mechanisms, the variant bm25s computes
 by default); the retriever keeps bm25s as its fast path and scores with a student's function once `use("bm25", …)`
 registers one, remembering its scores per query.
@@ -83,7 +84,11 @@ def dated_tokenize(text: str) -> list[str]:
     return [MONTHS.get(token, "may" if token == "maymonth" else token) for token in tokenize(lowered)] + terms
 
 
-TOKENIZERS = {"kit": tokenize, "stemmed": stemmed_tokenize, "dates": dated_tokenize}  # settings.bm25_tokenizer
+TOKENIZERS = {
+    "kit": tokenize,
+    "stemmed": stemmed_tokenize,
+    "dates": dated_tokenize,
+}  # settings.retrieval.bm25_tokenizer
 
 
 def plain_tokenize(text: str) -> list[str]:

@@ -138,7 +138,7 @@ class LLMPlanner:
         """The model's raw JSON for one question (from the disk cache when seen before)."""
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": f"Q: {question}"}]
         schema = RouteReply.model_json_schema()
-        key = prompt_key(self.settings.llm_name, {"plan": messages, "schema": schema})
+        key = prompt_key(self.settings.llm.name, {"plan": messages, "schema": schema})
         stored = self.cache.get(key)
         if stored is None:
             if self._llm is None:

@@ -78,7 +78,7 @@ class StudentDocs:
 
     def ingest(self) -> int:
         """Parse, chunk, embed and store every student's documents (idempotent); returns the point count."""
-        parsed = parse_folder(self.folder, progress=False, cache_dir=self.pipeline.settings.cache_dir)
+        parsed = parse_folder(self.folder, progress=False, cache_dir=self.pipeline.settings.paths.cache_dir)
         nodes = chunk_for_settings(parsed.documents, self.pipeline.settings.chunking)
         for node in nodes:
             node.metadata["student_id"] = str(node.metadata["source"]).split("/")[0]

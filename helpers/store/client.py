@@ -39,22 +39,22 @@ def class_collection(name: str, store: StoreSettings) -> str:
 
 def connect(settings: Settings) -> QdrantClient:
     """A qdrant-client: the server at `QDRANT_URL`, else the embedded folder under `data_dir`."""
-    if settings.qdrant_url:
+    if settings.store.qdrant_url:
         client = QdrantClient(
-            url=settings.qdrant_url, api_key=settings.qdrant_api_key or None, timeout=CONNECT_TIMEOUT_S
+            url=settings.store.qdrant_url, api_key=settings.store.qdrant_api_key or None, timeout=CONNECT_TIMEOUT_S
         )
         try:
             client.get_collections()
         except Exception as err:  # any transport error means the same to a student
             raise StoreError(
-                f"Qdrant at {settings.qdrant_url} does not answer ({_what_failed(err)}, waited at most "
+                f"Qdrant at {settings.store.qdrant_url} does not answer ({_what_failed(err)}, waited at most "
                 f"{CONNECT_TIMEOUT_S} s). Start the server, "
                 "fix QDRANT_URL, or unset it to use the embedded store."
             ) from None
         return client
-    if settings.store_backend == "edge":
-        return open_edge_folder(settings.data_dir / "qdrant-edge")
-    return open_folder(settings.data_dir / "qdrant")
+    if settings.store.store_backend == "edge":
+        return open_edge_folder(settings.paths.data_dir / "qdrant-edge")
+    return open_folder(settings.paths.data_dir / "qdrant")
 
 
 def open_folder(path: Path, lock_wait_s: float | None = None) -> QdrantClient:

@@ -48,7 +48,7 @@ LACKING = models.Filter(must_not=[models.HasVectorCondition(has_vector=SPARSE_VE
 
 @dataclass(frozen=True)
 class Keywords:
-    """How chunks become BM25 vectors: the tokenizer (by name, as `settings.bm25_tokenizer`), k1 and b."""
+    """How chunks become BM25 vectors: the tokenizer (by name, as `settings.retrieval.bm25_tokenizer`), k1 and b."""
 
     tokenizer: str
     tokenize: Callable[[str], list[str]]

@@ -28,7 +28,7 @@ ANSWER_PROMPT = (
 
 def second_pass(writer: QAWriter, pairs: Sequence[Generated], progress: bool = True) -> list[str]:
     """The second pass's answer to each pair's question, read from the same chunk with another prompt."""
-    llm = CachedCompleter(lambda: writer.llm, writer.settings.llm_name, writer.cache)
+    llm = CachedCompleter(lambda: writer.llm, writer.settings.llm.name, writer.cache)
     answers = []
     for pair in tqdm(pairs, desc="second pass answers", disable=not progress):
         chunk = Hit(pair.chunk_id, pair.chunk_text, {})

@@ -110,7 +110,7 @@ def corpus_chunks(folder: str | Path, settings: Settings | None = None, progress
     from helpers.parsing import parse_folder
 
     settings = settings or get_settings()
-    parsed = parse_folder(folder, progress=progress, cache_dir=settings.cache_dir)
+    parsed = parse_folder(folder, progress=progress, cache_dir=settings.paths.cache_dir)
     nodes = chunk_for_settings(parsed.documents, settings.chunking)
     return [Hit(node.node_id, node.get_content(), dict(node.metadata)) for node in nodes]
 
@@ -169,7 +169,7 @@ class QAWriter:
     def ask(self, messages: list[dict[str, str]], model: type[BaseModel] = QAPair) -> tuple[Any, float]:
         """One JSON reply, validated against `model` (None if it does not validate), and the real model seconds."""
         schema = model.model_json_schema()
-        key = prompt_key(self.settings.llm_name, {"json": messages, "schema": schema, "max_tokens": MAX_TOKENS})
+        key = prompt_key(self.settings.llm.name, {"json": messages, "schema": schema, "max_tokens": MAX_TOKENS})
         stored = self.cache.get(key)
         if stored is None:
             completion = self.llm.chat_json(messages, schema, MAX_TOKENS)

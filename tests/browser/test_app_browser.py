@@ -111,11 +111,11 @@ def voila_url() -> Iterator[str]:
             pytest.skip(reason)
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed (bash scripts/setup.sh)")
     settings = get_settings()
-    if settings.qdrant_url == "" and not qdrant_is_free(settings.data_dir / "qdrant"):
-        pytest.skip(f"another process holds the embedded Qdrant folder {settings.data_dir / 'qdrant'}")
+    if settings.store.qdrant_url == "" and not qdrant_is_free(settings.paths.data_dir / "qdrant"):
+        pytest.skip(f"another process holds the embedded Qdrant folder {settings.paths.data_dir / 'qdrant'}")
     OUTPUT.mkdir(exist_ok=True)
     port = free_port()
-    env = {**os.environ, "KIT_DATA_DIR": str(settings.data_dir)}
+    env = {**os.environ, "KIT_DATA_DIR": str(settings.paths.data_dir)}
     if os.environ.get("KIT_BROWSER_LLM"):
         env["KIT_LLM_MODEL"] = os.environ["KIT_BROWSER_LLM"]
     command = [str(VOILA), "notebooks/09_app.ipynb", f"--port={port}", "--no-browser", "--Voila.ip=127.0.0.1",

@@ -46,9 +46,9 @@ def child_env(settings: Settings, **extra: str) -> dict[str, str]:
     """The environment of a child process that must load the same settings from KIT_* variables."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KIT_", "QDRANT_", "OPENAI_"))}
     env.update(
-        KIT_DATA_DIR=str(settings.data_dir),
-        KIT_CACHE_DIR=str(settings.cache_dir),
-        KIT_CONFIG=str(settings.data_dir / "no-kit.toml"),
+        KIT_DATA_DIR=str(settings.paths.data_dir),
+        KIT_CACHE_DIR=str(settings.paths.cache_dir),
+        KIT_CONFIG=str(settings.paths.data_dir / "no-kit.toml"),
         KIT_LLM_MODEL="smollm2-135m",
         KIT_PROFILE=settings.profile,
         **extra,

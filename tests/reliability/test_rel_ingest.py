@@ -43,7 +43,7 @@ print("finished", flush=True)
 
 def stored_ids(settings: Settings) -> set[str]:
     """The point ids in the settings' collection (opened, read and closed again)."""
-    store = KitStore(connect(settings), settings.collection, 384)
+    store = KitStore(connect(settings), settings.store.collection, 384)
     try:
         return set().union(*store.ids_by_source().values())
     finally:

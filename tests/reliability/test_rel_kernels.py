@@ -27,7 +27,7 @@ from llama_index.core.schema import TextNode
 from helpers.config import get_settings
 from helpers.store import KitStore, connect
 settings = get_settings()
-store = KitStore(connect(settings), settings.collection, 8)
+store = KitStore(connect(settings), settings.store.collection, 8)
 
 def nodes(start, n):
     out = []
@@ -73,7 +73,7 @@ class Kernel:
         env = child_env(settings, JPY_SESSION_NAME=f"/home/student/notebooks/{notebook}", KIT_STORE_BACKEND=backend)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parents[2]), env.get("PYTHONPATH")]))
         self.manager = KernelManager(kernel_name="python3")
-        self.manager.start_kernel(env=env, cwd=str(settings.data_dir.parent))
+        self.manager.start_kernel(env=env, cwd=str(settings.paths.data_dir.parent))
         self.client = self.manager.client()
         self.client.start_channels()
         self.client.wait_for_ready(timeout=60)

@@ -26,9 +26,9 @@ def setup_cells() -> list[str]:
 def test_notebook_07_first_builds_its_index(
     rel_settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], record: Record
 ) -> None:
-    write(rel_settings.corpus_dir / "fees.md", "# Fees\n\nThe application fee is $90.\n")
-    write(rel_settings.corpus_dir / "capstone.md", "# Capstone\n\nCapstone teams have three to five students.\n")
-    assert not rel_settings.data_dir.exists()  # a fresh clone: no index, no caches
+    write(rel_settings.paths.corpus_dir / "fees.md", "# Fees\n\nThe application fee is $90.\n")
+    write(rel_settings.paths.corpus_dir / "capstone.md", "# Capstone\n\nCapstone teams have three to five students.\n")
+    assert not rel_settings.paths.data_dir.exists()  # a fresh clone: no index, no caches
     monkeypatch.setattr(helpers.config, "_current", rel_settings)  # what KIT_DATA_DIR etc. would give the kernel
     namespace: dict[str, object] = {}
     try:

@@ -28,7 +28,7 @@ def seed_points(settings: Settings, dimension: int, n: int = 3) -> int:
              for i in range(n)]  # fmt: skip
     for i, node in enumerate(nodes):
         node.embedding = [1.0 if j == i else 0.0 for j in range(dimension)]
-    store = KitStore(connect(settings), settings.collection, dimension)
+    store = KitStore(connect(settings), settings.store.collection, dimension)
     try:
         store.upsert_nodes(nodes)
         return store.count()
@@ -37,7 +37,7 @@ def seed_points(settings: Settings, dimension: int, n: int = 3) -> int:
 
 
 def count_points(settings: Settings, dimension: int) -> int:
-    store = KitStore(connect(settings), settings.collection, dimension)
+    store = KitStore(connect(settings), settings.store.collection, dimension)
     try:
         return store.count()
     finally:
@@ -51,7 +51,7 @@ def test_folder_held_by_another_process_says_what_to_do(
     monkeypatch.setattr(shared, "LOCK_WAIT_S", 1.0)  # 10 s in use: a write waits that long for another's
     before = seed_points(rel_settings, 384)
     holder = subprocess.Popen(  # a second notebook kernel with the same embedded store open
-        [sys.executable, "-c", HOLD % str(rel_settings.data_dir / "qdrant")], stdin=subprocess.PIPE,
+        [sys.executable, "-c", HOLD % str(rel_settings.paths.data_dir / "qdrant")], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
