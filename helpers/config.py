@@ -274,7 +274,6 @@ class GenerationSettings:
     context_tokens: int = 550  # the most the retrieved passages may take in the prompt (cl100k tokens)
     short_style: str = "forced"  # the short-answer prompt: "phrase", "yes_no" (yes/no first), "forced" (no "unknown")
     refusal_threshold: float = 0.3  # best dense score below this: the fixed refusal, no LLM call (notebook 07)
-    support_floor: float = 0.0  # short answers: refuse one with less than this share of its words in the passages
     passage_titles: bool = False  # each passage the reader sees starts with its document's title, "(Title) text"
     best_passage_last: bool = True  # number the kept passages worst first, so the best sits next to the question
     worked_examples: str = "both"  # fixed worked turns before the question: "both" (answer, refusal), "refusal", "none"
@@ -285,8 +284,6 @@ class GenerationSettings:
         _check_choice("short_style", self.short_style, SHORT_STYLES)
         _check_choice("worked_examples", self.worked_examples, WORKED_EXAMPLES)
         _check_choice("passage_guard", self.passage_guard, PASSAGE_GUARDS)
-        if not 0.0 <= self.support_floor <= 1.0:
-            raise ConfigError(f"support_floor must be between 0 (off) and 1, got {self.support_floor}")
 
 
 # Each section of `Settings` and its class, in the order `show()` prints them.

@@ -246,7 +246,7 @@ class RAGPipeline:
             question, hits, llm or self.llm, mode=mode, budget=budget or TokenBudget.from_settings(self.settings),
             examples=worked_examples(settings.worked_examples) if examples is None else examples,
             refusal_threshold=settings.refusal_threshold if refusal_threshold is None else refusal_threshold,
-            on_token=on_token, style=settings.short_style, template=template, support_floor=settings.support_floor,
+            on_token=on_token, style=settings.short_style, template=template,
             titles=settings.passage_titles, best_last=settings.best_passage_last, passage_guard=settings.passage_guard,
         )  # fmt: skip
 

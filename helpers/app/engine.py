@@ -163,15 +163,9 @@ class AppEngine:
                 return Turn(question, "no_hits", no_hits_message(knobs), query, seconds=_since(start))
             # 3. the prompt under the token budget, the model's streamed answer, its citations
             answer = self.pipeline.generate(
-                verdict.question,
-                hits,
-                llm=self.llm(knobs.model),
-                mode=knobs.mode,
-                budget=self.budget,
-                refusal_threshold=knobs.refuse_below,
-                on_token=on_token,
-                template=knobs.template,
-            )
+                verdict.question, hits, llm=self.llm(knobs.model), mode=knobs.mode, budget=self.budget,
+                refusal_threshold=knobs.refuse_below, on_token=on_token, template=knobs.template,
+            )  # fmt: skip
         except LLMError as err:
             message = NO_ENDPOINT if str(err) == NO_ENDPOINT else f"The model did not answer: {err}. {UNREACHABLE_HINT}"
             return Turn(question, "unreachable", message, seconds=_since(start))
@@ -182,11 +176,8 @@ class AppEngine:
         if answer.refused and (unreadable := self.pipeline.unreadable(verdict.question)):
             message = unreadable  # the embedder could not read the question: say so, not only "I don't know"
         elif answer.flagged:  # documents are data: say which retrieved passages gave the assistant orders
-            kept = (
-                "fenced as quoted data"
-                if self.settings.generation.passage_guard == "fence"
-                else "left out of the prompt"
-            )
+            fenced = self.settings.generation.passage_guard == "fence"
+            kept = "fenced as quoted data" if fenced else "left out of the prompt"
             found = "; ".join(f"{hit.source}: {flag}" for hit, flag in answer.flagged)
             message = f"Orders to the assistant in {len(answer.flagged)} retrieved passage(s), {kept} ({found})."
         return Turn(question, answer.status, message, query, hits, answer, _since(start))

@@ -128,20 +128,16 @@ def evaluate_questions(
         hybrid = pipeline.make_retriever("hybrid")
         retrievers.update({"hybrid": hybrid} if "hybrid" in configs else {})
     if "default" in configs:
-        retrievers[f"default ({settings.retrieval.retriever}, k={k}, reranker {settings.rerank.reranker})"] = (
-            pipeline.retriever
-        )
+        default = f"default ({settings.retrieval.retriever}, k={k}, reranker {settings.rerank.reranker})"
+        retrievers[default] = pipeline.retriever
     note = "not run (add rerank to the configurations)"
     if "rerank" in configs:
         reranker, note = choose_reranker(pipeline)
         if reranker is not None:
             from helpers.rerank import Reranked
 
-            depth = (
-                min(settings.rerank.rerank_depth, CI_RERANK_DEPTH)
-                if settings.profile == "ci"
-                else settings.rerank.rerank_depth
-            )
+            depth = settings.rerank.rerank_depth
+            depth = min(depth, CI_RERANK_DEPTH) if settings.profile == "ci" else depth
             retrievers[f"hybrid + {reranker.name} (top {depth})"] = Reranked(hybrid, reranker, depth)
     rows = []
     for config in ["closed book"] * ("closed_book" in configs) + list(retrievers):

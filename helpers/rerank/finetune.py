@@ -119,11 +119,7 @@ def train(
 
 
 def train_from_chunks(
-    chunks: list[Hit],
-    settings: Settings,
-    questions: int = 200,
-    negatives: int = 3,
-    epochs: int = 2,
+    chunks: list[Hit], settings: Settings, questions: int = 200, negatives: int = 3, epochs: int = 2,
     cloze: int = 0,
 ) -> Path:
     """The `train-reranker` recipe on the indexed chunks: write questions, mine negatives, train.

@@ -84,11 +84,8 @@ def dated_tokenize(text: str) -> list[str]:
     return [MONTHS.get(token, "may" if token == "maymonth" else token) for token in tokenize(lowered)] + terms
 
 
-TOKENIZERS = {
-    "kit": tokenize,
-    "stemmed": stemmed_tokenize,
-    "dates": dated_tokenize,
-}  # settings.retrieval.bm25_tokenizer
+# settings.retrieval.bm25_tokenizer
+TOKENIZERS = {"kit": tokenize, "stemmed": stemmed_tokenize, "dates": dated_tokenize}
 
 
 def plain_tokenize(text: str) -> list[str]:
