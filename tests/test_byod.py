@@ -71,7 +71,7 @@ def test_collection_name_hashes_the_folders_whole_path(tmp_path: Path, monkeypat
     assert collection_name(example) == f"riverbend_makerspace_{digest}"
     assert folder_key(second) == second.resolve().as_posix()  # outside the repository: the absolute path
     clash = Settings(collection=collection_name(second))  # KIT_COLLECTION happens to be the folder's name
-    assert folder_settings(second, clash).collection == f"{collection_name(second)}_folder"
+    assert folder_settings(second, clash).store.collection == f"{collection_name(second)}_folder"
 
 
 def hours_folder(parent: Path, opens: str) -> Path:

@@ -20,9 +20,7 @@ REGENERATE = ".venv/bin/python -m helpers.embedding.build_shipped"
 def course_texts() -> list[str]:
     """What the embedder sees for each course chunk under the default chunking (what a fresh machine builds)."""
     defaults = Settings()
-    settings = get_settings().replace(
-        chunk_strategy=defaults.chunk_strategy, chunk_size=defaults.chunk_size, chunk_overlap=defaults.chunk_overlap
-    )
+    settings = get_settings().replace(chunking=defaults.chunking)
     return list(dict.fromkeys(course_embed_texts(settings)))
 
 

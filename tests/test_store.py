@@ -216,10 +216,10 @@ def test_a_folder_and_a_tuning_run_get_the_students_prefix_on_a_shared_server(tm
     (tmp_path / "alice").mkdir()
     notes = collection_name(tmp_path / "My Notes")  # "my_notes_" and a short hash of the folder's path
     assert notes.startswith("my_notes_")
-    assert folder_settings(tmp_path / "My Notes", alice).collection == f"alice__{notes}"
-    assert folder_settings(tmp_path / "alice", alice).collection == f"alice__{collection_name(tmp_path / 'alice')}"
-    assert folder_settings(tmp_path / "My Notes", Settings()).collection == notes
+    assert folder_settings(tmp_path / "My Notes", alice).store.collection == f"alice__{notes}"
+    assert folder_settings(tmp_path / "alice", alice).store.collection == f"alice__{collection_name(tmp_path / 'alice')}"
+    assert folder_settings(tmp_path / "My Notes", Settings()).store.collection == notes
     student = alice.replace(collection=f"alice__{notes}")  # a student whose KIT_COLLECTION is the folder's collection
-    assert folder_settings(tmp_path / "My Notes", student).collection == f"alice__{notes}_folder"
+    assert folder_settings(tmp_path / "My Notes", student).store.collection == f"alice__{notes}_folder"
     tuned = tuning_settings(Corpus("real", tmp_path, ()), alice)
-    assert tuned.collection.startswith("alice__tune_real_")
+    assert tuned.store.collection.startswith("alice__tune_real_")

@@ -65,6 +65,7 @@ def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Co
     """The real-document set, or None when its folder has not been rebuilt (course_data/realworld/README.md)."""
     from helpers.corpus.realworld import load_realworld, realworld_available, realworld_docs_dir
 
+    settings = settings or get_settings()
     if not realworld_available(settings):
         return None
     return Corpus("real", realworld_docs_dir(settings), tuple(load_realworld(split)))
