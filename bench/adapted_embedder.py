@@ -62,7 +62,7 @@ def training_questions(n: int, hard: bool = False) -> tuple[list[Example], dict[
     With `hard`, a pair whose question has a BM25 hard negative carries it as a third text.
     """
     from helpers.llm import make_llm
-    from helpers.llm.completions import CachedCompleter, llm_cache
+    from helpers.llm.cache import CachedCompleter, llm_cache
     from helpers.rerank.synthetic import training_pairs
 
     base, pairs, counts = get_settings(), [], {}

@@ -14,7 +14,7 @@ from helpers.evaluation.bootstrap import paired_bootstrap
 from helpers.evaluation.judge import SCHEMA, RubricJudge, validate_rubric
 from helpers.evaluation.report import export_report
 from helpers.llm import Completion
-from helpers.llm.completions import DiskCache
+from helpers.llm.cache import DiskCache
 from helpers.metrics import exact_match, f1_score, squad_scores
 
 

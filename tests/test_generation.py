@@ -1,4 +1,4 @@
-"""Generation without a real model: citations, guard, refusal path, token budget, clean-up, cache, examples.
+"""Generation without a real model: citations, guard, refusal path, token budget, clean-up, examples.
 
 A `FakeLLM` (allowed here: these tests check the plumbing around the model, not the model) replies
 with a fixed text and counts its calls; the end-to-end run with a real model is in test_pipeline.py.
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from helpers.chunking import count_tokens
-from helpers.config import Settings, get_settings
+from helpers.config import get_settings
 from helpers.corpus import load_gold
 from helpers.generation import (
     REFUSAL,
@@ -32,7 +32,7 @@ from helpers.generation import (
     strip_citations,
     worked_examples,
 )
-from helpers.llm import CachedLLM, Completion
+from helpers.llm import Completion
 from helpers.types import Hit
 
 
@@ -184,21 +184,6 @@ def test_post_processing_strips_sign_offs_and_redirects() -> None:
     assert clean_output(text) == "The fee is $90 [1]."
     assert clean_output("Units: 48 [2]. I hope this helps! Let me know if you need more.") == "Units: 48 [2]."
     assert clean_output("The website lists 48 units [1].") == "The website lists 48 units [1]."
-
-
-def test_cache_answers_the_same_prompt_from_disk(tmp_settings: Settings, tmp_path: Path) -> None:
-    tmp_settings = tmp_settings.replace(cache_dir=tmp_path / "cache")
-    inner = FakeLLM()
-    messages = build_messages("Fee?", make_hits(2))
-    first = CachedLLM(inner, tmp_settings)
-    fresh = first.chat(messages, 50)
-    first.close()
-    again = CachedLLM(inner, tmp_settings)  # a new process would see the same file
-    cached = again.chat(messages, 50)
-    assert inner.calls == 1 and cached.cached and not fresh.cached
-    assert (cached.text, cached.prompt_tokens, cached.seconds) == (fresh.text, fresh.prompt_tokens, fresh.seconds)
-    again.chat(build_messages("Other?", make_hits(2)), 50)
-    assert inner.calls == 2 and again.hits == 1 and again.misses == 1
 
 
 def test_streaming_yields_pieces_and_measures_the_first_token() -> None:

@@ -14,9 +14,8 @@ import pytest
 
 from helpers.config import Settings
 from helpers.llm import shipped
-from helpers.llm.cache import CachedLLM
+from helpers.llm.cache import CachedCompleter, CachedLLM, DiskCache, prompt_key
 from helpers.llm.client import Completion
-from helpers.llm.completions import CachedCompleter, DiskCache, prompt_key
 
 
 class CountingLLM:

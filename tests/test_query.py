@@ -1,11 +1,11 @@
-"""Query rewriting: the LLM output cache, paraphrase parsing, multi-query dedupe, follow-up rewriting."""
+"""Query rewriting: paraphrase parsing, multi-query dedupe, follow-up rewriting."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from helpers.corpus import Question
-from helpers.llm.completions import CachedCompleter, DiskCache
+from helpers.llm.cache import CachedCompleter, DiskCache
 from helpers.query import FollowUpRewriter, MultiQueryRetriever, keyword_rewrite, merge_unique, parse_paraphrases
 from helpers.rerank import order_by_scores
 from helpers.types import Hit
@@ -38,20 +38,6 @@ def cached(fake: FakeLLM, folder: Path) -> CachedCompleter:
 
 def hit(node_id: str) -> Hit:
     return Hit(node_id, f"text {node_id}", {"source": f"{node_id}.md"}, {"dense": 0.5})
-
-
-def test_cache_serves_the_second_call_and_builds_the_model_lazily(tmp_path: Path) -> None:
-    fake = FakeLLM("hello")
-    built = []
-    llm = CachedCompleter(lambda: built.append(1) or fake, "fake", DiskCache(tmp_path))
-    messages = [{"role": "user", "content": "hi"}]
-    assert llm.complete(messages, 8) == "hello" and llm.complete(messages, 8) == "hello"
-    assert fake.calls == 1 and built == [1] and llm.cache.hits == 1
-    never = lambda: (_ for _ in ()).throw(AssertionError("no model needed"))  # noqa: E731
-    again = CachedCompleter(never, "fake", DiskCache(tmp_path))
-    assert again.complete(messages, 8) == "hello"  # a new process reads the file, never builds the model
-    assert CachedCompleter(lambda: fake, "other-model", DiskCache(tmp_path)).complete(messages, 8) == "hello"
-    assert fake.calls == 2  # another model name is another key
 
 
 def test_parse_paraphrases_strips_numbering_and_repeats() -> None:

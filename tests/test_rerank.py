@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers.config import Settings
-from helpers.llm.completions import DiskCache, prompt_key
+from helpers.llm.cache import DiskCache, prompt_key
 from helpers.models import embedder_path
 from helpers.rerank import CrossEncoderReranker, LLMReranker, Reranked, finetuned_path, order_by_scores
 from helpers.rerank.llm import chatml

@@ -6,7 +6,7 @@ import pytest
 
 from helpers.corpus import load_routing
 from helpers.llm import Completion
-from helpers.llm.completions import DiskCache
+from helpers.llm.cache import DiskCache
 from helpers.sources import (
     ACTIONS,
     AGGREGATION_QUESTIONS,

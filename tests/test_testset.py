@@ -11,7 +11,7 @@ import pytest
 
 from helpers.corpus.questions import load_questions
 from helpers.llm import Completion
-from helpers.llm.completions import DiskCache
+from helpers.llm.cache import DiskCache
 from helpers.testset import (
     Generated,
     QAWriter,

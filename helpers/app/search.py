@@ -114,7 +114,7 @@ class SearchBuilder:
         depth = self.pipeline.settings.rerank.rerank_depth
         reranker = self.reranker() if knobs.rerank else None
         if knobs.multi_query:
-            from helpers.llm.completions import CachedCompleter
+            from helpers.llm.cache import CachedCompleter
             from helpers.query import MultiQueryRetriever
 
             llm = CachedCompleter.from_pipeline(self.pipeline)
@@ -136,7 +136,7 @@ def standalone_query(pipeline: RAGPipeline, history: Sequence[dict[str, str]], q
     if not history or method == "none":
         return question
     try:
-        from helpers.llm.completions import CachedCompleter
+        from helpers.llm.cache import CachedCompleter
         from helpers.query import keyword_rewrite, llm_rewrite
     except ImportError:
         return question

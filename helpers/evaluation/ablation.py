@@ -29,7 +29,7 @@ from helpers.evaluation.bootstrap import paired_bootstrap
 from helpers.evaluation.ragas_eval import Judge, non_llm_scores
 from helpers.generation.answer import Answer, strip_citations
 from helpers.generation.scores import run_answers, summarize
-from helpers.llm.completions import CachedCompleter
+from helpers.llm.cache import CachedCompleter
 from helpers.metrics.answers import squad_scores
 from helpers.metrics.retrieval import evaluate_retrieval
 from helpers.query import FollowUpRewriter, MultiQueryRetriever

@@ -20,7 +20,7 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from helpers.llm import Completion, LLMError
-from helpers.llm.completions import DiskCache, prompt_key
+from helpers.llm.cache import DiskCache, prompt_key
 from helpers.parsing.enrich import validate_json
 
 Score = Literal[1, 2, 3, 4, 5]

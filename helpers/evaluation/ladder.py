@@ -25,7 +25,7 @@ import pandas as pd
 from helpers.config import Settings
 from helpers.evaluation.ablation import RECALL_K, Rung, run_rung
 from helpers.evaluation.two_corpora import Corpus, course_corpus, indexed, realworld_corpus, tuning_settings
-from helpers.llm.completions import CachedCompleter
+from helpers.llm.cache import CachedCompleter
 from helpers.metrics.answer_relevance import contains_answer
 from helpers.query import MultiQueryRetriever
 from helpers.rerank import Reranked

@@ -30,7 +30,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from helpers.config import Settings, get_settings
-from helpers.llm.completions import DiskCache, llm_cache, prompt_key
+from helpers.llm.cache import DiskCache, llm_cache, prompt_key
 
 STARTUP_TIMEOUT_S = 120.0
 

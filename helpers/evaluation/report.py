@@ -102,7 +102,7 @@ def run_full_evaluation(folder: Path = REPORTS_DIR, progress: bool = True) -> di
     from helpers.evaluation.ablation import BUDGETS, rubric_rows, run_ablation
     from helpers.evaluation.judge import RubricJudge
     from helpers.evaluation.ragas_eval import Judge
-    from helpers.llm.completions import llm_cache
+    from helpers.llm.cache import llm_cache
     from helpers.pipeline import RAGPipeline
 
     settings = get_settings().replace(profile="full")

@@ -4,18 +4,17 @@ the LLM reranker, generation, test sets, judges) takes it from here.
     >>> llm = make_llm(settings)               # local GGUF (llama-cpp-python), or an OpenAI-compatible endpoint
     >>> llm.chat([{"role": "user", "content": "Hi"}], max_tokens=8).text
 
-`client.py` (the `LLM` interface, `LocalLLM`, `OpenAICompatibleLLM`), `cache.py` (`CachedLLM`: whole answers
-in SQLite by prompt hash), `completions.py` (`DiskCache` and `CachedCompleter`: short outputs as JSON files,
-the model built only on the first miss), `shipped.py` (the answers shipped with the course, checked live on a
+`client.py` (the `LLM` interface, `LocalLLM`, `OpenAICompatibleLLM`), `cache.py` (the one cache of outputs:
+`DiskCache` in SQLite by prompt hash; `CachedLLM` for whole answers, `CachedCompleter` for short outputs with the
+model built only on the first miss), `shipped.py` (the answers shipped with the course, checked live on a
 seeded sample). What it leaves out: prompts and answers (`helpers.generation`).
 """
 
 from __future__ import annotations
 
 from helpers.config import Settings
-from helpers.llm.cache import CachedLLM
+from helpers.llm.cache import CachedCompleter, CachedLLM, DiskCache, llm_cache, prompt_key
 from helpers.llm.client import LLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM
-from helpers.llm.completions import CachedCompleter, DiskCache, llm_cache, prompt_key
 from helpers.llm.shipped import ShippedResults, shipped_report, shipped_results
 
 

@@ -1,13 +1,20 @@
-"""An on-disk answer cache: the same model given the same prompt answers from disk, instantly.
+"""The kit's one cache of language-model outputs: the same model given the same prompt answers from disk.
 
-Before its own file it asks the shipped answers (`shipped.py`): the course's prompts answered once by the
-same model file, checked live on a seeded sample in every kernel.
+Every output an LLM step makes (whole answers, paraphrases and rewrites, judgements, plans, generated questions,
+relevance scores) is slow on a CPU and deterministic at temperature 0, which is what makes caching honest. Each
+is kept as JSON in one SQLite file under `settings.paths.cache_dir`, by namespace and key, safe for several
+processes. Before the file, the shipped answers of the same namespace are asked (`shipped.py`): the course's
+prompts answered once by the same model file, checked live on a seeded sample in every kernel.
 
-The key is a sha256 of the model name, the temperature, the answer-token limit and every message, so a
-changed prompt, model or setting is a new key and never a stale answer. At temperature 0 the model is
-deterministic, which is what makes caching honest; the stored timings are those of the real call, so
-latency tables stay true on a re-run. One SQLite file under `settings.paths.cache_dir`, safe for several
-processes. What it leaves out: eviction (delete the file to start over).
+A key is a sha256 of everything that decides the output (model name, settings, every message), so a changed
+prompt, model or setting is a new key and never a stale answer. The stored timings are those of the real call,
+so latency tables stay true on a re-run.
+
+- `DiskCache`: the storage, one namespace of it (get / put, hit and miss counts, the recording of bundles);
+- `CachedLLM`: wraps a built `LLM`; whole `Completion`s (with token counts) in the namespace "answers";
+- `CachedCompleter`: short replies in "outputs", the model built only on the first miss.
+
+What it leaves out: eviction (delete the file to start over).
 """
 
 from __future__ import annotations
@@ -15,22 +22,80 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from helpers.config import Settings
 from helpers.llm.client import LLM, Completion
-from helpers.llm.shipped import record, recording, shipped_results
+from helpers.llm.shipped import ShippedResults, record, shipped_results
+
+FILE = "llm_cache.sqlite"
 
 
-def prompt_key(model: str, messages: list[dict[str, str]], max_tokens: int, temperature: float) -> str:
-    """sha256 of everything that decides the answer."""
-    payload = json.dumps([model, temperature, max_tokens, messages], ensure_ascii=False, sort_keys=True)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+def prompt_key(model: str, *parts: Any) -> str:
+    """A stable hex key for (model, what decides its output): sha256 of their JSON."""
+    text = json.dumps([model, *parts], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class DiskCache:
+    """JSON values of one namespace by key, behind the shipped answers of that namespace."""
+
+    def __init__(
+        self, folder: Path, shipped: ShippedResults | None = None, model: str = "", namespace: str = "outputs"
+    ) -> None:
+        self.shipped = shipped or ShippedResults.empty()
+        self.model = model  # the configured model, named in a recording (building the shipped answers)
+        self.namespace = namespace
+        self.hits = self.misses = 0
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(Path(folder) / FILE, timeout=30, check_same_thread=False)
+        self._db.execute("CREATE TABLE IF NOT EXISTS outputs (ns TEXT, key TEXT, value TEXT, PRIMARY KEY (ns, key))")
+
+    def stored(self, key: str) -> Any | None:
+        """The value in the file, or None."""
+        query = "SELECT value FROM outputs WHERE ns = ? AND key = ?"
+        row = self._db.execute(query, (self.namespace, key)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def get(self, key: str, live: Callable[[], Any] | None = None) -> Any | None:
+        """The shipped value, else the stored one; None is a counted miss.
+
+        With `live` (the model itself, past this cache) a shipped key that falls in the checked sample is
+        recomputed and the live value returned; without it the shipped value is trusted.
+        """
+        value = self.shipped.resolve(self.namespace, key, live) if live else self.shipped.get(self.namespace, key)
+        if value is None:
+            value = self.stored(key)
+        if value is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        record(self.namespace, key, value, self.model)
+        return value
+
+    def put(self, key: str, value: Any) -> None:
+        """Store a value (one transaction: a crash never leaves half of it)."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)", (self.namespace, key, json.dumps(value))
+            )
+        record(self.namespace, key, value, self.model)
+
+    def close(self) -> None:
+        """Close the file."""
+        self._db.close()
+
+
+def llm_cache(settings: Settings, namespace: str = "outputs") -> DiskCache:
+    """The kit's cache of LLM outputs, behind the shipped answers of the configured model."""
+    shipped = shipped_results(settings)
+    return DiskCache(settings.paths.cache_dir, shipped, settings.llm.llm_model, namespace)
 
 
 def as_row(completion: Completion) -> dict[str, Any]:
-    """A completion as the stored row (text, token counts, the real call's seconds)."""
+    """A completion as the stored value (text, token counts, the real call's seconds)."""
     return {
         "text": completion.text,
         "prompt_tokens": completion.prompt_tokens,
@@ -40,83 +105,102 @@ def as_row(completion: Completion) -> dict[str, Any]:
 
 
 class CachedLLM:
-    """Wraps any `LLM`; answers a prompt seen before from disk, otherwise asks the model and stores it."""
+    """Wraps any `LLM`; answers a prompt seen before from the cache, otherwise asks the model and stores it."""
 
     def __init__(self, llm: LLM, settings: Settings) -> None:
         self.llm = llm
         self.settings = settings
         self.name = llm.name
-        self.hits = self.misses = 0
-        path = self.settings.paths.cache_dir / "llm_answers.sqlite"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=30, check_same_thread=False)
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, text TEXT, prompt_tokens INTEGER, "
-            "completion_tokens INTEGER, seconds REAL)"
-        )
+        self.cache = llm_cache(settings, "answers")
 
-    def _key(self, messages: list[dict[str, str]], max_tokens: int) -> str:
-        return prompt_key(self.name, messages, max_tokens, self.settings.llm.temperature)
+    @property
+    def hits(self) -> int:
+        """Completions served from the shipped answers or the file."""
+        return self.cache.hits
 
-    def lookup(self, messages: list[dict[str, str]], max_tokens: int) -> Completion | None:
-        """The stored completion of this prompt, or None."""
-        row = self._db.execute(
-            "SELECT text, prompt_tokens, completion_tokens, seconds FROM answers WHERE key = ?",
-            (self._key(messages, max_tokens),),
-        ).fetchone()
-        return Completion(*row, cached=True) if row else None
-
-    def store(self, messages: list[dict[str, str]], max_tokens: int, completion: Completion) -> None:
-        """Remember a completion of this prompt."""
-        with self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)",
-                (self._key(messages, max_tokens), *as_row(completion).values()),
-            )
+    @property
+    def misses(self) -> int:
+        """Completions the model had to make."""
+        return self.cache.misses
 
     @property
     def uncached(self) -> LLM:
         """The wrapped model, asked directly."""
         return self.llm
 
-    def shipped(self, messages: list[dict[str, str]], max_tokens: int) -> Completion | None:
-        """The shipped completion of this prompt (or a live one, when it falls in the checked sample), or None."""
+    def _key(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+        return prompt_key(self.name, self.settings.llm.temperature, max_tokens, messages)
 
-        def live() -> dict[str, Any]:
-            return as_row(self.llm.chat(messages, max_tokens))
-
-        row = shipped_results(self.settings).resolve("answers", self._key(messages, max_tokens), live)
+    def lookup(self, messages: list[dict[str, str]], max_tokens: int) -> Completion | None:
+        """The shipped (or, in the checked sample, live) or stored completion of this prompt, or None."""
+        row = self.cache.get(self._key(messages, max_tokens), lambda: as_row(self.llm.chat(messages, max_tokens)))
         return None if row is None else Completion(**row, cached=True)
 
     def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
-        """The shipped or cached completion, or a fresh one (then stored)."""
-        found = self.shipped(messages, max_tokens) or self.lookup(messages, max_tokens)
-        if found is not None:
-            self.hits += 1
-        else:
-            self.misses += 1
-            found = self.llm.chat(messages, max_tokens)
-            self.store(messages, max_tokens, found)
-        if recording():
-            record("answers", self._key(messages, max_tokens), as_row(found), self.settings.llm.llm_model)
-        return found
+        """The cached completion, or a fresh one (then stored)."""
+        if (found := self.lookup(messages, max_tokens)) is not None:
+            return found
+        completion = self.llm.chat(messages, max_tokens)
+        self.cache.put(self._key(messages, max_tokens), as_row(completion))
+        return completion
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """A cached answer in one piece, or the model's stream (not stored: it carries no token counts)."""
-        if (found := self.shipped(messages, max_tokens) or self.lookup(messages, max_tokens)) is not None:
-            self.hits += 1
+        if (found := self.lookup(messages, max_tokens)) is not None:
             yield found.text
             return
-        self.misses += 1
         yield from self.llm.stream(messages, max_tokens)
 
     def __getattr__(self, name: str) -> Any:
         """Anything else (count_tokens, chat_json …) is the wrapped model's."""
-        if name == "llm":
+        if name in ("llm", "cache"):
             raise AttributeError(name)
         return getattr(self.llm, name)
 
     def close(self) -> None:
         """Close the cache file and the model."""
-        self._db.close()
+        self.cache.close()
         self.llm.close()
+
+
+class CachedCompleter:
+    """Short completions (paraphrases, rewrites) from the cache; the model is built only on the first miss.
+
+    Unlike `CachedLLM`, which wraps a built model, this one takes a function that builds it, so notebooks that
+    never miss the cache never load a model; it returns the text alone.
+    """
+
+    def __init__(self, make: Callable[[], LLM], model_name: str, cache: DiskCache) -> None:
+        self._make = make
+        self._llm: LLM | None = None
+        self.model_name = model_name
+        self.cache = cache
+        self.call_seconds: list[float] = []  # real model time of every reply, also for cached ones (stored with it)
+
+    @classmethod
+    def from_pipeline(cls, pipeline: Any) -> CachedCompleter:
+        """Use the pipeline's LLM (loaded lazily by the pipeline itself)."""
+        return cls(lambda: pipeline.llm, pipeline.settings.llm.name, llm_cache(pipeline.settings))
+
+    @property
+    def llm(self) -> LLM:
+        """The underlying model (built now if needed)."""
+        if self._llm is None:
+            self._llm = self._make()
+        return self._llm
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+        """The model's reply text, from the cache when this exact prompt was seen before."""
+        key = prompt_key(self.model_name, {"messages": messages, "max_tokens": max_tokens})
+
+        def live() -> dict[str, Any]:  # the model itself, past any answer cache it is wrapped in
+            completion = getattr(self.llm, "uncached", self.llm).chat(messages, max_tokens)
+            return {"text": completion.text, "seconds": completion.seconds}
+
+        found = self.cache.get(key, live)
+        if found is None:
+            completion = self.llm.chat(messages, max_tokens)
+            found = {"text": completion.text, "seconds": completion.seconds}
+            self.cache.put(key, found)
+        self.call_seconds.append(float(found["seconds"]))
+        return str(found["text"])

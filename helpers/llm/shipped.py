@@ -38,7 +38,7 @@ from helpers.models import CHUNKED_MODELS
 
 ANSWERS_DIR = REPO_ROOT / "course_data" / "answers"
 FORMAT = "kit-shipped-answers 1"
-NAMESPACES = ("answers", "outputs", "enrichments")  # CachedLLM, DiskCache/CachedCompleter, the e-mail Enricher
+NAMESPACES = ("answers", "outputs", "enrichments")  # CachedLLM, CachedCompleter and the judges, the e-mail Enricher
 LIVE_STRIDE = 3  # one shipped entry in about three is eligible for the live sample (after the first)
 TIMINGS = ("seconds",)  # fields of a stored output that measure its computation, not what it computed
 RECORD_ENV = "KIT_RECORD_ANSWERS"  # a JSONL file every looked-up output is appended to (building the bundle)

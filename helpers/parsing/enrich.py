@@ -4,9 +4,10 @@ What it does: asks the configured LLM for one JSON object per e-mail and validat
 schema `EmailMetadata`. With llama.cpp the schema becomes a grammar, so the model cannot write anything else;
 an OpenAI-compatible endpoint gets JSON mode and the reply is validated here. A reply that does not validate
 gets one retry (the model is shown the error), then a clear error result — never an exception. Results are
-cached on disk (SQLite under `settings.paths.cache_dir`) keyed by sha256(model name + prompt + e-mail text), so a
-re-run asks the model nothing. `add_metadata` stores the fields in the Document's metadata as plain strings
-(lists joined with "; "), so the Qdrant payload stays flat; the embedder sees them, the answering LLM does not.
+kept in the kit's LLM cache (`helpers.llm.cache`, namespace "enrichments") keyed by sha256(model name + prompt +
+e-mail text), so a re-run asks the model nothing. `add_metadata` stores the fields in the Document's metadata as
+plain strings (lists joined with "; "), so the Qdrant payload stays flat; the embedder sees them, the answering
+LLM does not.
 What it leaves out: attachments, whole threads (each e-mail is read alone), and grading the extraction itself.
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from helpers.config import Settings
 from helpers.llm import Completion, LLMError
-from helpers.llm.shipped import record, shipped_results
+from helpers.llm.cache import llm_cache
 
 Short = Annotated[str, Field(max_length=60)]
 Item = Annotated[str, Field(max_length=160)]
@@ -128,19 +128,14 @@ def stored_value(result: Enrichment) -> str:
 
 
 class Enricher:
-    """Asks an LLM for each e-mail's metadata, remembering every answer in SQLite."""
+    """Asks an LLM for each e-mail's metadata, remembering every answer in the kit's LLM cache."""
 
     def __init__(self, llm: JSONChat, settings: Settings) -> None:
         if not hasattr(llm, "chat_json"):
             raise TypeError("this LLM has no chat_json; pass helpers.llm.make_llm(settings, cache=False)")
         self.llm = llm
-        path = settings.paths.cache_dir / "email_metadata.sqlite"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=30)
-        self._db.execute("CREATE TABLE IF NOT EXISTS enrichments (key TEXT PRIMARY KEY, result TEXT)")
+        self.cache = llm_cache(settings, "enrichments")
         self.stats = {"asked": 0, "cached": 0}
-        self.shipped = shipped_results(settings)
-        self.model = settings.llm.llm_model  # named in a recording (building the shipped answers)
 
     def key(self, text: str) -> str:
         """sha256 of the model name, the prompt (with the schema) and the e-mail text."""
@@ -150,13 +145,9 @@ class Enricher:
     def enrich(self, text: str) -> Enrichment:
         """The metadata of one e-mail, from the cache or from the LLM; an endpoint failure is an error result."""
         key = self.key(text)
-        row = self.shipped.resolve("enrichments", key, lambda: stored_value(ask_for_metadata(self.llm, text)))
-        if row is None:
-            found = self._db.execute("SELECT result FROM enrichments WHERE key = ?", (key,)).fetchone()
-            row = found[0] if found else None
+        row = self.cache.get(key, lambda: stored_value(ask_for_metadata(self.llm, text)))
         if row is not None:
             self.stats["cached"] += 1
-            record("enrichments", key, row, self.model)
             stored = json.loads(row)
             metadata = EmailMetadata.model_validate(stored["metadata"]) if stored["metadata"] else None
             return Enrichment(metadata, stored["error"], stored["seconds"], cached=True)
@@ -165,10 +156,7 @@ class Enricher:
         except LLMError as error:  # the endpoint is down: report it, do not cache it
             return Enrichment(None, str(error))
         self.stats["asked"] += 1
-        value = stored_value(result)
-        with self._db:
-            self._db.execute("INSERT OR REPLACE INTO enrichments VALUES (?, ?)", (key, value))
-        record("enrichments", key, value, self.model)
+        self.cache.put(key, stored_value(result))
         return result
 
     def enrich_documents(self, documents: Sequence[Document], progress: bool = True) -> list[Enrichment]:
@@ -177,7 +165,7 @@ class Enricher:
 
     def close(self) -> None:
         """Close the cache file."""
-        self._db.close()
+        self.cache.close()
 
 
 def flat_fields(metadata: EmailMetadata) -> dict[str, str]:

@@ -3,7 +3,7 @@
     >>> retriever = MultiQueryRetriever(pipeline.make_retriever("hybrid"), CachedCompleter.from_pipeline(pipeline))
     >>> FollowUpRewriter("keywords").query(question)   # "What about on MLE? big ADSc capstone teams"
 
-Every LLM output is kept on disk (model + prompt hash) by `helpers.llm.completions.CachedCompleter`,
+Every LLM output is kept on disk (model + prompt hash) by `helpers.llm.cache.CachedCompleter`,
 `multi_query.py` paraphrases and merges,
 `followup.py` makes a follow-up standalone. What it leaves out: reranking (helpers.rerank).
 """

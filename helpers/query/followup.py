@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from bm25s.stopwords import STOPWORDS_EN
 
 from helpers.corpus import Question
-from helpers.llm.completions import CachedCompleter
+from helpers.llm.cache import CachedCompleter
 
 QUESTION_WORDS = {"how", "what", "when", "where", "which", "who", "whom", "why", "about", "much", "many"}
 STOPWORDS = frozenset(STOPWORDS_EN) | QUESTION_WORDS | {"do", "does", "did", "can", "could", "would", "should"}

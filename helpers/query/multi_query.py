@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 from helpers.config import RerankSettings
-from helpers.llm.completions import CachedCompleter
+from helpers.llm.cache import CachedCompleter
 from helpers.rerank.base import Reranker
 from helpers.retrieval.base import Filters, Retriever
 from helpers.types import Hit

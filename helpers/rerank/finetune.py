@@ -127,7 +127,7 @@ def train_from_chunks(
     The command (`python -m helpers train-reranker`) reads the chunks from the course index and passes them in.
     """
     from helpers.llm import make_llm
-    from helpers.llm.completions import CachedCompleter, llm_cache
+    from helpers.llm.cache import CachedCompleter, llm_cache
     from helpers.rerank.synthetic import cloze_pairs, training_pairs
 
     # LLM-written questions (cached) with BM25 hard negatives, then training

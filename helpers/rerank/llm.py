@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from helpers.config import Settings
-from helpers.llm.completions import DiskCache, prompt_key
+from helpers.llm.cache import DiskCache, prompt_key
 from helpers.rerank.base import order_by_scores, passage_text
 from helpers.types import Hit
 
@@ -52,7 +52,7 @@ class LLMReranker:
     @classmethod
     def from_llm(cls, llm: Callable[[], Any], settings: Settings) -> LLMReranker:
         """Use a local model (llama-cpp-python; `llm()` builds or returns it) and the kit's LLM cache."""
-        from helpers.llm.completions import llm_cache
+        from helpers.llm.cache import llm_cache
 
         if settings.llm.llm_backend != "local":
             raise RuntimeError("the LLM reranker needs next-token logits, which only the local GGUF backend gives")

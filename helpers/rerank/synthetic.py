@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from tqdm.auto import tqdm
 
-from helpers.llm.completions import CachedCompleter
+from helpers.llm.cache import CachedCompleter
 from helpers.rerank.base import passage_text
 from helpers.retrieval.bm25 import BM25Retriever
 from helpers.types import Hit

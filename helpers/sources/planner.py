@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ValidationError
 
 from helpers.config import Settings, get_settings
-from helpers.llm.completions import DiskCache, llm_cache, prompt_key
+from helpers.llm.cache import DiskCache, llm_cache, prompt_key
 
 ACTIONS = ("search_kb", "search_student_docs", "use_profile", "list_values", "ask_followup")
 Plan = frozenset[str]

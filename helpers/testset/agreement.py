@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import pandas as pd
 from tqdm.auto import tqdm
 
-from helpers.llm.completions import CachedCompleter
+from helpers.llm.cache import CachedCompleter
 from helpers.metrics import exact_match, f1_score
 from helpers.testset.generate import Generated, QAWriter, passage
 from helpers.types import Hit

@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field, ValidationError
 from tqdm.auto import tqdm
 
 from helpers.config import Settings, get_settings
-from helpers.llm.completions import DiskCache, llm_cache, prompt_key
+from helpers.llm.cache import DiskCache, llm_cache, prompt_key
 from helpers.types import Hit
 
 MIN_CHUNK_CHARS = 200
