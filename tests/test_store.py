@@ -217,7 +217,8 @@ def test_a_folder_and_a_tuning_run_get_the_students_prefix_on_a_shared_server(tm
     notes = collection_name(tmp_path / "My Notes")  # "my_notes_" and a short hash of the folder's path
     assert notes.startswith("my_notes_")
     assert folder_settings(tmp_path / "My Notes", alice).store.collection == f"alice__{notes}"
-    assert folder_settings(tmp_path / "alice", alice).store.collection == f"alice__{collection_name(tmp_path / 'alice')}"
+    own = collection_name(tmp_path / "alice")
+    assert folder_settings(tmp_path / "alice", alice).store.collection == f"alice__{own}"
     assert folder_settings(tmp_path / "My Notes", Settings()).store.collection == notes
     student = alice.replace(collection=f"alice__{notes}")  # a student whose KIT_COLLECTION is the folder's collection
     assert folder_settings(tmp_path / "My Notes", student).store.collection == f"alice__{notes}_folder"

@@ -41,7 +41,8 @@ def test_each_chunking_gets_its_own_collection_and_folder(tmp_settings: Settings
     words = tuning_settings(corpus, tmp_settings, chunk_strategy="word_window", chunk_size=120, chunk_overlap=20)
     plain = tuning_settings(corpus, tmp_settings)
     assert words.store.collection != plain.store.collection and words.paths.data_dir != plain.paths.data_dir
-    assert words.paths.corpus_dir == tiny_corpus and not words.retrieval.query_expansion  # course synonyms stay on the course
+    # the course synonyms stay on the course
+    assert words.paths.corpus_dir == tiny_corpus and not words.retrieval.query_expansion
 
 
 def test_retrieval_rows_find_the_answer_in_the_readers_context(tmp_settings: Settings, tiny_corpus: Path) -> None:
