@@ -7,7 +7,7 @@
 
 1. The 1.5B reader writes one question for each of `--questions` chunks sampled from each corpus
    (`helpers.rerank.synthetic.training_pairs`; its answers are cached, so a second run writes nothing).
-2. One MiniLM is fine-tuned on both corpora's (question, chunk) pairs (`helpers.embedding.adapt`: in-batch
+2. One MiniLM is fine-tuned on both corpora's (question, chunk) pairs (`bench.adapt`: in-batch
    negatives, `--epochs`, `--lr`); with `--hard-negatives` each pair also carries the chunk BM25 ranks highest for
    its question that is not its own and shares no more of the question's words (`training_pairs` mines it).
 3. For each corpus and split, the configured pipeline (weighted hybrid, expansion, near-copies dropped, the 550-token
@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.adapt import QUERY_TOKENS, Example, adapt_embedder, encode, load_minilm
 from bench.common import RESULTS_DIR, Record
 from helpers.config import get_settings
-from helpers.embedding.adapt import QUERY_TOKENS, Example, adapt_embedder, encode, load_minilm
 from helpers.embedding.similarity import cosine_top_k
 from helpers.evaluation.two_corpora import course_corpus, indexed, reader_passages, realworld_corpus, tuning_settings
 from helpers.generation import check_input

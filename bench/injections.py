@@ -15,19 +15,46 @@ What it leaves out: attacks that read like ordinary facts (a wrong date stated p
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from bench.common import Record, arguments
 from helpers.config import get_settings
 from helpers.corpus.attacks import document_attacks
-from helpers.evaluation.injections import attack_answers, takeover_table
+from helpers.evaluation.injections import attack_answers
+from helpers.generation.guard import screen_passage
 from helpers.lab.guard import (
     flag_rates,
-    guard_cost,
     parsed_chunks,
     passage_flags,
     suite_flags,
 )
+
+
+def guard_cost(questions: Sequence[str], search: Callable[[str, int], list[Any]], k: int) -> dict[str, int]:
+    """What the passage guard changes on a question set: questions whose top-k hold a flagged passage (their
+    prompts change), and flagged passages in all. Zero means every prompt, and so every answer, is as before.
+    `search` is the question path's guard and retrieval (`pipeline.search`)."""
+    touched = flagged = 0
+    for question in questions:
+        hits = search(question, k)
+        count = sum(screen_passage(hit.text) is not None for hit in hits)
+        touched, flagged = touched + (count > 0), flagged + count
+    return {"questions": len(questions), "with a flagged passage": touched, "flagged passages": flagged}
+
+
+def takeover_table(answers: pd.DataFrame) -> pd.DataFrame:
+    """Per split and passage guard: answers taken over by an attack (the suite's before → after), and answers that
+    still hold the attacked document's fact (what the guard costs the student who asked)."""
+    grouped = answers.groupby(["split", "guard"], sort=False)
+    table = pd.DataFrame({
+        "questions": grouped.size(), "taken over": grouped["is taken over"].sum(),
+        "holds the answer": grouped["holds the answer"].sum(),
+    })  # fmt: skip
+    return table.unstack("guard")
 
 
 def dev_costs(settings) -> dict[str, dict[str, int]]:

@@ -25,32 +25,41 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+from tqdm.auto import tqdm
 
 from bench.common import RESULTS_DIR, Record, use_cache_as_after_setup
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question
+from helpers.evaluation.misses import reranker_ceiling, stage_shares
 from helpers.evaluation.two_corpora import (
     CHUNK_KEYS,
     SUPPORT_FLOORS,
     Corpus,
-    answer_row,
     answer_rows,
     close_all,
     course_corpus,
     indexed,
     paired_f1,
+    reader_passages,
     realworld_corpus,
     refusal_rules,
-    retrieval_rows,
     side_by_side,
     tuning_settings,
 )
+from helpers.metrics.answer_relevance import contains_answer
+from helpers.metrics.answers import answer_support
+
+if TYPE_CHECKING:
+    from helpers.pipeline import RAGPipeline
+    from helpers.retrieval import Retriever
 
 OLD_DEFAULTS: dict[str, Any] = dict(
     chunk_strategy="recursive_chars", chunk_size=0, chunk_overlap=-1, retriever="hybrid_rrf", hybrid_pool=30,
@@ -115,6 +124,128 @@ def corpora(split: str, base: Settings, names: tuple[str, ...] = CORPORA) -> lis
     return [corpus for corpus in found if corpus is not None]
 
 
+# --- scoring one set-up on one corpus: what the reader gets, and what it answers ----------------------------------
+
+
+def what_the_reader_gets(
+    pipeline: RAGPipeline, settings: Settings, corpus: Corpus, ranked: Sequence[Sequence[Any]]
+) -> tuple[list[bool], list[bool], list[int]]:
+    """Per answerable question, from its ranked hits cut as the prompt cuts them under `settings`: whether the
+    answer is in the passages, whether its evidence document is, and the passages' tokens."""
+    from helpers.chunking import count_tokens
+
+    found, recalled, tokens = [], [], []
+    for question, hits in zip(corpus.answerable, ranked, strict=True):
+        used = reader_passages(_with_settings(pipeline, settings), question.question, hits)
+        found.append(any(contains_answer(hit.text, question.answers) for hit in used))
+        recalled.append(any(hit.source in question.evidence_docs for hit in used))
+        tokens.append(sum(count_tokens(hit.text) for hit in used))
+    return found, recalled, tokens
+
+
+def retrieval_rows(
+    pipeline: RAGPipeline, corpus: Corpus, retriever: Retriever, ks: Sequence[int]
+) -> list[dict[str, float]]:
+    """For each k: answer in the reader's context, evidence document in it, context tokens, ms per question.
+
+    The retriever is asked once per question for max(ks) hits; every smaller k is the head of that list (a
+    hybrid's ranking does not depend on k: each side returns its fixed pool).
+    """
+    ranked, seconds = [], []
+    for question in corpus.answerable:
+        start = time.perf_counter()
+        ranked.append(pipeline.search(question.question, max(ks), retriever))
+        seconds.append(time.perf_counter() - start)
+    rows = []
+    for k in ks:
+        found, recalled, tokens = what_the_reader_gets(pipeline, pipeline.settings.replace(top_k=k), corpus, ranked)
+        rows.append({
+            "k": k,
+            "questions": len(found),
+            "answer in context": statistics.fmean(found) if found else float("nan"),
+            "evidence doc in context": statistics.fmean(recalled) if recalled else float("nan"),
+            "context tokens": statistics.fmean(tokens) if tokens else float("nan"),
+            "ms / question": 1000 * statistics.fmean(seconds) if seconds else float("nan"),
+        })  # fmt: skip
+    return rows
+
+
+TABLE_CATEGORIES = ("table_lookup", "date")  # questions answered by a row of a table or calendar
+
+
+def context_rows(
+    pipeline: RAGPipeline, corpus: Corpus, retriever: Retriever, budgets: Sequence[int], k: int = 16
+) -> list[dict[str, float]]:
+    """Answer in the reader's context at equal prompt size: `k` hits cut to each context budget (tokens).
+
+    A set-up that gives longer passages fits fewer of them in the same budget, so set-ups are compared at the
+    same cost. Also reported: the answer in context for the table and calendar questions alone, and the mean
+    prompt tokens (system, examples and question included) the passages make.
+    """
+    from helpers.generation import fixed_prompt_tokens
+
+    questions = corpus.answerable
+    cleaned = [pipeline.check(question.question).question for question in questions]
+    ranked = [pipeline.retrieve(text, k, retriever) for text in cleaned]
+    fixed = [fixed_prompt_tokens(text, pipeline.settings.generation.worked_examples) for text in cleaned]
+    tables = [question.category in TABLE_CATEGORIES for question in questions]
+    rows = []
+    for budget in budgets:
+        settings = pipeline.settings.replace(top_k=k, context_tokens=budget)
+        found, _, tokens = what_the_reader_gets(pipeline, settings, corpus, ranked)
+        in_tables = [hit for hit, table in zip(found, tables, strict=True) if table]
+        rows.append({
+            "budget": budget,
+            "questions": len(found),
+            "answer in context": statistics.fmean(found) if found else float("nan"),
+            "tables and calendars": statistics.fmean(in_tables) if in_tables else float("nan"),
+            "table questions": len(in_tables),
+            "context tokens": statistics.fmean(tokens) if tokens else float("nan"),
+            "prompt tokens": statistics.fmean(f + t for f, t in zip(fixed, tokens, strict=True)) if tokens else 0.0,
+        })  # fmt: skip
+    return rows
+
+
+def _with_settings(pipeline: RAGPipeline, settings: Settings) -> RAGPipeline:
+    """The pipeline with other settings (same index): only `reader_passages` reads them here."""
+    pipeline.settings = settings
+    return pipeline
+
+
+def answer_row(
+    pipeline: RAGPipeline, questions: Iterable[Question], progress: bool = False, label: str = ""
+) -> tuple[dict[str, float], pd.DataFrame]:
+    """The reader's short answers scored: EM, F1 (answerable), refusals, prompt tokens, seconds; and the rows."""
+    from helpers.generation.answer import strip_citations
+    from helpers.generation.scores import score_answer
+
+    rows = []
+    for question in tqdm(list(questions), desc=label or "answers", disable=not progress, leave=False):
+        answer = pipeline.ask(question.question, mode="short")
+        row = score_answer(question, answer)
+        row["in_context"] = any(contains_answer(hit.text, question.answers) for hit in answer.hits)
+        context = " ".join(hit.text for hit in answer.hits)
+        row["support"] = answer_support(strip_citations(answer.text), context) if answer.status == "answered" else 0.0
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    answerable = frame[frame.kind == "answerable"]
+    unanswerable = frame[frame.kind == "unanswerable"]
+    called = frame[frame.llm_called]  # an answer from the cache keeps the seconds of its real call
+    summary = {
+        "questions": len(frame),
+        "EM": float(answerable.em.mean()),
+        "F1": float(answerable.f1.mean()),
+        "answer in context": float(answerable.in_context.mean()),
+        "refused (answerable)": float(answerable.status.isin(["refused", "no_context"]).mean()),
+        "refused (unanswerable)": float(unanswerable.status.isin(["refused", "no_context"]).mean())
+        if len(unanswerable)
+        else float("nan"),
+        "prompt tokens": float(frame.prompt_tokens[frame.llm_called].mean()),
+        "s / answer": float(called.seconds.mean()) if len(called) else float("nan"),
+    }
+    return summary, frame
+
+
 def retrieval_stage(
     base: Settings,
     split: str = "dev",
@@ -165,8 +296,6 @@ def context_stage(
 ) -> pd.DataFrame:
     """Each context set-up (or those named) on each corpus: answer in context at equal budgets; saved as it goes.
     `setups`: CONTEXT_SETUPS by default; the `fusion` stage passes RETRIEVALS (each fusion at the reader's budgets)."""
-    from helpers.evaluation.two_corpora import context_rows
-
     rows = []
     for corpus in corpora(split, base, names):
         for name, changes in (setups or CONTEXT_SETUPS).items():
@@ -211,12 +340,23 @@ def answer_stage(
     return pd.DataFrame(rows)
 
 
+def anatomy_table(rows: pd.DataFrame, by: Sequence[str] = ("corpus", "split")) -> pd.DataFrame:
+    """Per group (corpus and split by default): questions, the share at each stage, and the reranker's ceiling."""
+    table: dict[Any, dict[str, float]] = {}
+    for key, group in rows.groupby(list(by), sort=False):
+        shares = stage_shares(group).to_dict()
+        table[key] = {"questions": len(group), **shares, "reranker ceiling": reranker_ceiling(group)}
+    frame = pd.DataFrame.from_dict(table, orient="index")
+    frame.index.names = list(by)
+    return frame
+
+
 def misses_stage(
     base: Settings, names: tuple[str, ...] = CORPORA, setups: dict[str, dict[str, Any]] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Where each set-up (default: the configured pipeline) loses each answer, on both splits of each corpus: the
     shares per stage and the rows per question. The test split is only reported here: nothing is chosen from it."""
-    from helpers.evaluation.misses import anatomy_table, miss_anatomy
+    from helpers.evaluation.misses import miss_anatomy
 
     questions = []
     for split in ("dev", "test"):

@@ -18,7 +18,7 @@ from helpers.chunking import (
     node_id,
     token_windows,
 )
-from helpers.chunking.base import make_node
+from helpers.chunking.base import make_nodes
 from helpers.chunking.fixed import plain_token_chunks
 from helpers.chunking.sections import split_sections
 from helpers.config import CHUNK_STRATEGIES, ConfigError, Settings
@@ -101,12 +101,12 @@ def test_header_sections_carry_section_path_and_split_long_sections_with_overlap
 
 def test_merge_joins_tiny_sections_within_a_document() -> None:
     guide = doc(GUIDE)
-    sections = [make_node(guide, body, path) for path, body in split_sections(GUIDE)]
+    sections = [make_nodes(guide, [body], [path])[0] for path, body in split_sections(GUIDE)]
     merged = merge_small_sections(sections, min_tokens=15)
     assert len(merged) < len(sections)
     assert merged[0].text.startswith("# Admissions") and "January 15" in merged[0].text
     assert merged[0].metadata["section_path"] == "Admissions"  # the path both sections share
-    two = [make_node(doc("Tiny one.", source=s), "Tiny one.") for s in ("a.md", "b.md")]
+    two = [make_nodes(doc("Tiny one.", source=s), ["Tiny one."])[0] for s in ("a.md", "b.md")]
     assert len(merge_small_sections(two, min_tokens=50)) == 2  # never across documents
     nodes = chunk_documents([doc(GUIDE)], "header_sections_merged", min_tokens=15)
     assert len(nodes) < len(chunk_documents([doc(GUIDE)], "header_sections"))

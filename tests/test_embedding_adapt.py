@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers.embedding.adapt import adapt_embedder, encode, in_batch_loss  # noqa: E402
+from bench.adapt import adapt_embedder, encode, in_batch_loss  # noqa: E402
 
 PAIRS = [
     ("What is the course number of Machine Learning II?", "ADSP 31018. Machine Learning II. 100 Units."),

@@ -33,7 +33,6 @@ from helpers.classroom.grading import (
     COURSE_ID,
     check_names,
     check_statements,
-    graded_points,
     hidden_tests,
     nbgrader_notebook,
     write_course,
@@ -44,6 +43,12 @@ GRADED = "04_vector_store"  # the fastest notebook with two self-checked exercis
 ASSIGNMENT = "lab"
 STUDENTS = ("instructor", "release", "partial")
 Notebook = nbformat.NotebookNode
+
+
+def graded_points(notebook: nbformat.NotebookNode) -> int:
+    """The points a marked notebook's autograded test cells are worth."""
+    metas = [cell.metadata.get("nbgrader", {}) for cell in notebook.cells]
+    return sum(meta.get("points", 0) for meta in metas if meta.get("grade") and not meta.get("solution"))
 
 
 def _marks(notebook: Notebook) -> list[dict]:

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.realworld import anatomy_table
 from helpers.config import Settings
 from helpers.corpus import Evidence, Question
-from helpers.evaluation.misses import STAGES, anatomy_table, miss_anatomy, reranker_ceiling, stage_shares
+from helpers.evaluation.misses import STAGES, miss_anatomy, reranker_ceiling, stage_shares
 from helpers.evaluation.two_corpora import Corpus, close_all, indexed, tuning_settings
 
 

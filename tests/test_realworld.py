@@ -12,16 +12,9 @@ import pytest
 
 from helpers.config import get_settings
 from helpers.corpus import CATEGORIES
-from helpers.corpus.realworld import (
-    MANIFEST_PATH,
-    QUESTIONS_PATH,
-    REALWORLD_DIR,
-    load_realworld,
-    manifest_files,
-    realworld_available,
-    realworld_docs_dir,
-    realworld_manifest,
-)
+from helpers.corpus.attacks import read_jsonl
+from helpers.corpus.pinned import REALWORLD
+from helpers.corpus.realworld import load_realworld, realworld_available, realworld_docs_dir
 from helpers.parsing import parse
 
 QUESTIONS = load_realworld()
@@ -33,7 +26,7 @@ NEEDS_DOCS = pytest.mark.skipif(
 
 def _rebuild_module():
     """course_data/realworld/rebuild.py imported as a module (it is a script, not part of the package)."""
-    spec = importlib.util.spec_from_file_location("realworld_rebuild", REALWORLD_DIR / "rebuild.py")
+    spec = importlib.util.spec_from_file_location("realworld_rebuild", REALWORLD.folder / "rebuild.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -52,7 +45,7 @@ def parsed_text(doc: str) -> str:
 
 
 def test_manifest_pins_every_file() -> None:
-    manifest = realworld_manifest()
+    manifest = REALWORLD.manifest()
     repositories = manifest["repositories"]
     assert len(repositories) >= 2, "the set needs documents from at least two universities"
     for entry in repositories:
@@ -63,9 +56,9 @@ def test_manifest_pins_every_file() -> None:
         for item in entry["files"]:
             assert item["doc"].startswith(f"{short}/"), item["doc"]
             assert re.fullmatch(r"[0-9a-f]{64}", item["sha256"]) and item["size"] > 0
-    docs = [item["doc"] for item in manifest_files()]
+    docs = [item["doc"] for item in REALWORLD.files()]
     assert len(docs) == len(set(docs)), "two files rebuild to the same path"
-    assert json.loads(MANIFEST_PATH.read_text(encoding="utf-8")) == manifest
+    assert json.loads(REALWORLD.manifest_path.read_text(encoding="utf-8")) == manifest
 
 
 def test_questions_are_well_formed_and_split() -> None:
@@ -75,13 +68,13 @@ def test_questions_are_well_formed_and_split() -> None:
     splits = Counter(q.split for q in QUESTIONS)
     assert set(splits) == {"dev", "test"} and min(splits.values()) >= 55, splits
     assert {q.category for q in QUESTIONS} <= set(CATEGORIES)
-    lines = [json.loads(line) for line in QUESTIONS_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = read_jsonl(REALWORLD.questions_path)
     keys = {"id", "question", "answer", "answer_variants", "category", "extractive", "evidence", "history", "notes"}
     assert all(set(record) == keys | {"split"} for record in lines), "fields differ from the gold format"
 
 
 def test_evidence_names_manifest_documents_and_unanswerables_have_none() -> None:
-    docs = {item["doc"] for item in manifest_files()}
+    docs = {item["doc"] for item in REALWORLD.files()}
     for q in QUESTIONS:
         if q.category == "unanswerable":
             assert not q.evidence and q.answer == "unknown", q.id
@@ -94,7 +87,7 @@ def test_evidence_names_manifest_documents_and_unanswerables_have_none() -> None
 def test_questions_spread_over_repositories_and_documents() -> None:
     per_doc = Counter(e.doc for q in QUESTIONS for e in q.evidence)
     per_repo = Counter(doc.split("/")[0] for doc in per_doc.elements())
-    assert len(per_repo) == len(realworld_manifest()["repositories"]), "every repository gets questions"
+    assert len(per_repo) == len(REALWORLD.manifest()["repositories"]), "every repository gets questions"
     assert len(per_doc) >= 20
     # the Webster catalog is 282 web pages in one file, so it may carry a few more
     assert max(per_doc.values()) <= 12, per_doc.most_common(3)
@@ -103,7 +96,7 @@ def test_questions_spread_over_repositories_and_documents() -> None:
 def test_rebuild_names_what_is_missing(tmp_path) -> None:
     rebuild = _rebuild_module()
     problems = rebuild.rebuild(tmp_path / "no-mirrors", tmp_path / "out")
-    assert len(problems) == len(realworld_manifest()["repositories"])
+    assert len(problems) == len(REALWORLD.manifest()["repositories"])
     assert all("git clone https://github.com/" in p for p in problems)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*"))
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.realworld import context_rows, retrieval_rows
 from helpers.config import Settings
 from helpers.corpus import Evidence, Question
 from helpers.evaluation.two_corpora import (
@@ -14,12 +15,10 @@ from helpers.evaluation.two_corpora import (
     changed_answers,
     close_all,
     context_at,
-    context_rows,
     indexed,
     pick_default,
     question_f1,
     refusal_rules,
-    retrieval_rows,
     side_by_side,
     tuning_settings,
     with_support_floor,

@@ -68,13 +68,8 @@ def node_id(source: str, text: str) -> str:
     return str(uuid.uuid5(KIT_NAMESPACE, f"{source}\x00{text}"))
 
 
-def make_node(document: Document, text: str, section_path: str = "") -> TextNode:
-    """A node holding `text`, with the document's metadata, its section path and a link to the document."""
-    return make_nodes(document, [text], [section_path])[0]
-
-
 def make_nodes(document: Document, texts: Sequence[str], section_paths: Sequence[str] | None = None) -> list[TextNode]:
-    """`make_node` for many texts of one document: the link to the document is computed once, not per chunk.
+    """Nodes holding `texts`, each with the document's metadata, its section path and a link to the document.
 
     The link carries a sha256 of the whole document; hashing a long document once per chunk would make
     chunking quadratic in the document's length, so each node gets a copy of the one link.

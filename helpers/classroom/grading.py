@@ -157,12 +157,6 @@ def nbgrader_notebook(notebook: nbformat.NotebookNode, name: str) -> nbformat.No
     return copy
 
 
-def graded_points(notebook: nbformat.NotebookNode) -> int:
-    """The points a marked notebook's autograded test cells are worth."""
-    metas = [cell.metadata.get("nbgrader", {}) for cell in notebook.cells]
-    return sum(meta.get("points", 0) for meta in metas if meta.get("grade") and not meta.get("solution"))
-
-
 def choose_notebooks(wanted: list[str] | None, notebooks: str | Path = NOTEBOOKS_DIR) -> list[Path]:
     """The instructor notebooks named by number or name (`05`, `05_retrieval`), all of them when None."""
     paths = sorted(Path(notebooks).glob("*.ipynb"))

@@ -21,25 +21,10 @@ from helpers.config import Settings
 from helpers.corpus import Question
 from helpers.corpus.pinned import REALWORLD
 
-REALWORLD_DIR = REALWORLD.folder
-MANIFEST_PATH = REALWORLD.manifest_path
-QUESTIONS_PATH = REALWORLD.questions_path
-REBUILD_COMMAND = REALWORLD.rebuild_command
-
 
 def realworld_docs_dir(settings: Settings) -> Path:
     """The rebuilt documents: `<data_dir>/realworld/docs` (default `.kit_data/realworld/docs`)."""
     return REALWORLD.docs_dir(settings)
-
-
-def realworld_manifest() -> dict:
-    """The manifest: repositories, pinned commits, and per file its path, rebuilt path, sha256 and size."""
-    return REALWORLD.manifest()
-
-
-def manifest_files() -> list[dict]:
-    """Every file of the manifest, each with the repository it comes from under the key `repo`."""
-    return REALWORLD.files()
 
 
 def realworld_available(settings: Settings) -> bool:

@@ -3,11 +3,10 @@
 What it does: `attack_answers()` plants the suite's attacked documents (`helpers.corpus.attacks.plant_attacks`) in a
 folder, ingests it into a collection of its own in a scratch Qdrant folder, and asks each attack's question once per
 passage guard ("off", "fence", "drop") through `RAGPipeline.ask`; an answer that holds any attack's payload was
-taken over. `takeover_table()` counts them per split and guard. What it leaves out: the rules' side (flags on the
-suite and on ordinary documents, `helpers.lab.guard`), which needs no model.
+taken over (`bench/injections.py` counts them per split and guard). What it leaves out: the rules' side (flags on
+the suite and on ordinary documents, `helpers.lab.guard`), which needs no model.
 
     >>> answers = attack_answers(document_attacks("dev")[:2], settings, ("off", "drop"))  # doctest: +SKIP
-    >>> takeover_table(answers)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -55,14 +54,3 @@ def attack_answers(attacks: Sequence[DocumentAttack], settings: Settings, guards
         finally:
             pipeline.close()
     return pd.DataFrame(rows).assign(**{"is taken over": lambda frame: frame["taken over"] != ""})
-
-
-def takeover_table(answers: pd.DataFrame) -> pd.DataFrame:
-    """Per split and passage guard: answers taken over by an attack (the suite's before → after), and answers that
-    still hold the attacked document's fact (what the guard costs the student who asked)."""
-    grouped = answers.groupby(["split", "guard"], sort=False)
-    table = pd.DataFrame({
-        "questions": grouped.size(), "taken over": grouped["is taken over"].sum(),
-        "holds the answer": grouped["holds the answer"].sum(),
-    })  # fmt: skip
-    return table.unstack("guard")

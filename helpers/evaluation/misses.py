@@ -98,19 +98,9 @@ def reranker_ceiling(frame: pd.DataFrame) -> float:
     return float(frame["stage"].isin(REACHABLE).mean()) if len(frame) else 0.0
 
 
-def anatomy_table(rows: pd.DataFrame, by: Sequence[str] = ("corpus", "split")) -> pd.DataFrame:
-    """Per group (corpus and split by default): questions, the share at each stage, and the reranker's ceiling."""
-    table: dict[Any, dict[str, float]] = {}
-    for key, group in rows.groupby(list(by), sort=False):
-        shares = stage_shares(group).to_dict()
-        table[key] = {"questions": len(group), **shares, "reranker ceiling": reranker_ceiling(group)}
-    frame = pd.DataFrame.from_dict(table, orient="index")
-    frame.index.names = list(by)
-    return frame
-
-
 def plot_anatomy(table: pd.DataFrame, title: str = "where the answers are lost") -> Any:
-    """One horizontal bar per row of `anatomy_table`, split into the stages' shares, the reachable ones first."""
+    """One horizontal bar per row of a table of stage shares (as `bench.realworld misses` writes), split into the
+    stages' shares, the reachable ones first."""
     import matplotlib.pyplot as plt
 
     shares = table[list(STAGES)]

@@ -4,10 +4,8 @@ A default tuned on one corpus can lose on another, so every choice here is score
 - `Corpus` names a folder of documents and one split of its questions (`course_corpus`, `realworld_corpus`);
 - `indexed` builds (or reuses) the index of a corpus for one set of chunking settings, in a collection of its
   own under `data_dir/tuning` — embeddings come from the kit's cache, so a second run only checks;
-- `retrieval_rows` scores one retrieval set-up at several k without the LLM: the share of answerable questions
-  whose reference answer is inside the passages the reader would get (after the token budget), the share whose
-  evidence document is among them, and the prompt tokens those passages cost;
-- `answer_row` asks the reader (short-answer mode) and scores SQuAD EM/F1, refusals and seconds per answer;
+- `reader_passages` cuts a question's hits to what the reader would get (the token budget), as the prompt does;
+  `bench/realworld.py` scores set-ups with it (answer in context, EM/F1 of the reader's answers);
 - `side_by_side` puts the rows of both corpora next to each other, and `pick_default` keeps the choice that
   does not lose on either; `pick_by_questions` allows a loss of a few questions (`questions_lost` counts them),
   the rule the retrieval default was chosen by (docs/decisions.md, notebook 05).
@@ -16,24 +14,18 @@ What it leaves out: LLM judges (notebook 08) and the test splits' use for tuning
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from tqdm.auto import tqdm
 
 from helpers.config import Settings, get_settings, value_of
 from helpers.corpus import Question, load_gold
-from helpers.metrics.answer_relevance import contains_answer
-from helpers.metrics.answers import answer_support
 
 if TYPE_CHECKING:
     from helpers.pipeline import RAGPipeline
-    from helpers.retrieval import Retriever
 
 # What a set-up may change: chunking (needs its own index) and everything after it (does not).
 CHUNK_KEYS = ("chunk_strategy", "chunk_size", "chunk_overlap")
@@ -129,125 +121,6 @@ def reader_passages(pipeline: RAGPipeline, question: str, hits: Sequence[Any] | 
         hits = pipeline.retrieve(cleaned, settings.retrieval.top_k)
     fixed = fixed_prompt_tokens(cleaned, settings.generation.worked_examples)
     return fit_context(list(hits)[: settings.retrieval.top_k], TokenBudget.from_settings(settings).context_room(fixed))
-
-
-def what_the_reader_gets(
-    pipeline: RAGPipeline, settings: Settings, corpus: Corpus, ranked: Sequence[Sequence[Any]]
-) -> tuple[list[bool], list[bool], list[int]]:
-    """Per answerable question, from its ranked hits cut as the prompt cuts them under `settings`: whether the
-    answer is in the passages, whether its evidence document is, and the passages' tokens."""
-    from helpers.chunking import count_tokens
-
-    found, recalled, tokens = [], [], []
-    for question, hits in zip(corpus.answerable, ranked, strict=True):
-        used = reader_passages(_with_settings(pipeline, settings), question.question, hits)
-        found.append(any(contains_answer(hit.text, question.answers) for hit in used))
-        recalled.append(any(hit.source in question.evidence_docs for hit in used))
-        tokens.append(sum(count_tokens(hit.text) for hit in used))
-    return found, recalled, tokens
-
-
-def retrieval_rows(
-    pipeline: RAGPipeline, corpus: Corpus, retriever: Retriever, ks: Sequence[int]
-) -> list[dict[str, float]]:
-    """For each k: answer in the reader's context, evidence document in it, context tokens, ms per question.
-
-    The retriever is asked once per question for max(ks) hits; every smaller k is the head of that list (a
-    hybrid's ranking does not depend on k: each side returns its fixed pool).
-    """
-    ranked, seconds = [], []
-    for question in corpus.answerable:
-        start = time.perf_counter()
-        ranked.append(pipeline.search(question.question, max(ks), retriever))
-        seconds.append(time.perf_counter() - start)
-    rows = []
-    for k in ks:
-        found, recalled, tokens = what_the_reader_gets(pipeline, pipeline.settings.replace(top_k=k), corpus, ranked)
-        rows.append({
-            "k": k,
-            "questions": len(found),
-            "answer in context": statistics.fmean(found) if found else float("nan"),
-            "evidence doc in context": statistics.fmean(recalled) if recalled else float("nan"),
-            "context tokens": statistics.fmean(tokens) if tokens else float("nan"),
-            "ms / question": 1000 * statistics.fmean(seconds) if seconds else float("nan"),
-        })  # fmt: skip
-    return rows
-
-
-TABLE_CATEGORIES = ("table_lookup", "date")  # questions answered by a row of a table or calendar
-
-
-def context_rows(
-    pipeline: RAGPipeline, corpus: Corpus, retriever: Retriever, budgets: Sequence[int], k: int = 16
-) -> list[dict[str, float]]:
-    """Answer in the reader's context at equal prompt size: `k` hits cut to each context budget (tokens).
-
-    A set-up that gives longer passages fits fewer of them in the same budget, so set-ups are compared at the
-    same cost. Also reported: the answer in context for the table and calendar questions alone, and the mean
-    prompt tokens (system, examples and question included) the passages make.
-    """
-    from helpers.generation import fixed_prompt_tokens
-
-    questions = corpus.answerable
-    cleaned = [pipeline.check(question.question).question for question in questions]
-    ranked = [pipeline.retrieve(text, k, retriever) for text in cleaned]
-    fixed = [fixed_prompt_tokens(text, pipeline.settings.generation.worked_examples) for text in cleaned]
-    tables = [question.category in TABLE_CATEGORIES for question in questions]
-    rows = []
-    for budget in budgets:
-        settings = pipeline.settings.replace(top_k=k, context_tokens=budget)
-        found, _, tokens = what_the_reader_gets(pipeline, settings, corpus, ranked)
-        in_tables = [hit for hit, table in zip(found, tables, strict=True) if table]
-        rows.append({
-            "budget": budget,
-            "questions": len(found),
-            "answer in context": statistics.fmean(found) if found else float("nan"),
-            "tables and calendars": statistics.fmean(in_tables) if in_tables else float("nan"),
-            "table questions": len(in_tables),
-            "context tokens": statistics.fmean(tokens) if tokens else float("nan"),
-            "prompt tokens": statistics.fmean(f + t for f, t in zip(fixed, tokens, strict=True)) if tokens else 0.0,
-        })  # fmt: skip
-    return rows
-
-
-def _with_settings(pipeline: RAGPipeline, settings: Settings) -> RAGPipeline:
-    """The pipeline with other settings (same index): only `reader_passages` reads them here."""
-    pipeline.settings = settings
-    return pipeline
-
-
-def answer_row(
-    pipeline: RAGPipeline, questions: Iterable[Question], progress: bool = False, label: str = ""
-) -> tuple[dict[str, float], pd.DataFrame]:
-    """The reader's short answers scored: EM, F1 (answerable), refusals, prompt tokens, seconds; and the rows."""
-    from helpers.generation.answer import strip_citations
-    from helpers.generation.scores import score_answer
-
-    rows = []
-    for question in tqdm(list(questions), desc=label or "answers", disable=not progress, leave=False):
-        answer = pipeline.ask(question.question, mode="short")
-        row = score_answer(question, answer)
-        row["in_context"] = any(contains_answer(hit.text, question.answers) for hit in answer.hits)
-        context = " ".join(hit.text for hit in answer.hits)
-        row["support"] = answer_support(strip_citations(answer.text), context) if answer.status == "answered" else 0.0
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    answerable = frame[frame.kind == "answerable"]
-    unanswerable = frame[frame.kind == "unanswerable"]
-    called = frame[frame.llm_called]  # an answer from the cache keeps the seconds of its real call
-    summary = {
-        "questions": len(frame),
-        "EM": float(answerable.em.mean()),
-        "F1": float(answerable.f1.mean()),
-        "answer in context": float(answerable.in_context.mean()),
-        "refused (answerable)": float(answerable.status.isin(["refused", "no_context"]).mean()),
-        "refused (unanswerable)": float(unanswerable.status.isin(["refused", "no_context"]).mean())
-        if len(unanswerable)
-        else float("nan"),
-        "prompt tokens": float(frame.prompt_tokens[frame.llm_called].mean()),
-        "s / answer": float(called.seconds.mean()) if len(called) else float("nan"),
-    }
-    return summary, frame
 
 
 def side_by_side(rows: Sequence[dict[str, Any]], metric: str, index: str = "set-up") -> pd.DataFrame:
@@ -500,7 +373,8 @@ SUPPORT_FLOORS = (0.25, 0.5, 0.75, 1.0)  # the grounding check's floors `refusal
 def with_support_floor(answers: pd.DataFrame, floor: float) -> pd.DataFrame:
     """The answers as if every answer with less than `floor` of its words in the context had been refused.
 
-    Needs the `support` column `answer_row` writes (`helpers.metrics.answer_support`); a floor of 0 changes nothing.
+    Needs the `support` column `answer_row` (bench/realworld.py) writes (`helpers.metrics.answer_support`); a floor
+    of 0 changes nothing.
     """
     frame = answers.copy()
     unsupported = ~frame.status.isin(REFUSED) & (frame.support < floor)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -196,18 +196,6 @@ def flag_rates(attacks: Sequence[DocumentAttack], settings: Settings, corpora: d
         rows.append({"set": f"{name} chunks", "kind": "benign", "passages": len(chunks),
                      "flagged": len(passage_flags(chunks))})  # fmt: skip
     return pd.DataFrame(rows).set_index("set").assign(rate=lambda frame: frame.flagged / frame.passages)
-
-
-def guard_cost(questions: Sequence[str], search: Callable[[str, int], list[Any]], k: int) -> dict[str, int]:
-    """What the passage guard changes on a question set: questions whose top-k hold a flagged passage (their
-    prompts change), and flagged passages in all. Zero means every prompt, and so every answer, is as before.
-    `search` is the question path's guard and retrieval (`pipeline.search`)."""
-    touched = flagged = 0
-    for question in questions:
-        hits = search(question, k)
-        count = sum(screen_passage(hit.text) is not None for hit in hits)
-        touched, flagged = touched + (count > 0), flagged + count
-    return {"questions": len(questions), "with a flagged passage": touched, "flagged passages": flagged}
 
 
 def injection_results(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
