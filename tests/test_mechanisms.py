@@ -20,7 +20,7 @@ def test_use_puts_a_function_in_the_slot_and_reset_takes_it_back(capsys: pytest.
         assert chosen("split", kit_split) is kit_split
         use("split", my_split)
         assert "now runs on your my_split" in capsys.readouterr().out
-        assert chosen("split", kit_split) is my_split
+        assert chosen("split", kit_split)("a b", 1, 0) == ["a", "b"] and mechanisms.calls() == {"split": 1}
         assert in_use() == {"split": "my_split"}
         reset("split")
         assert chosen("split", kit_split) is kit_split and in_use() == {}

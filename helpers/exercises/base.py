@@ -12,12 +12,15 @@ What it leaves out: grading and points (nbgrader's), and hidden tests.
 from __future__ import annotations
 
 import functools
+import inspect
 import numbers
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
+
+from helpers.mechanisms import keep
 
 STRICT_ENV = "KIT_STRICT_CHECKS"
 STUB_HINT = "the answer is still None: write your code in the exercise cell above, run it, then run this cell again"
@@ -66,6 +69,25 @@ def self_check(check: F) -> F:
             return not_yet(message)
 
     return wrapper  # type: ignore[return-value]
+
+
+def keeps(slot: str) -> Callable[[F], F]:
+    """A check of a `slot` function that keeps the function in the student's my_rag.py when it passes.
+
+    Only a function written in the notebook (or a script) is kept: the kit's own, or a test's, never is.
+    """
+
+    def decorate(check: F) -> F:
+        @functools.wraps(check)
+        def wrapper(function: Any, *args: Any, **kwargs: Any) -> bool:
+            passed = check(function, *args, **kwargs)
+            if passed and inspect.isfunction(function) and function.__module__ == "__main__":
+                keep(slot, function)
+            return passed
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def as_count(answer: object) -> int | None:

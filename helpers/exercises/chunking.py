@@ -30,6 +30,7 @@ from helpers.exercises.base import (
     as_count,
     call_student,
     function_problem,
+    keeps,
     not_yet,
     self_check,
     verdict,
@@ -124,6 +125,7 @@ def _split_slip(case: SplitCase, got: list[str], expected: list[str]) -> str:
     )
 
 
+@keeps("split")
 @self_check
 def check_split(function: Splitter | None, documents: Sequence[Document] = ()) -> bool:
     """Right when `function(text, size, overlap)` gives the kit's chunks on hand-made texts and long documents."""

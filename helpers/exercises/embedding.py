@@ -24,7 +24,16 @@ from helpers.config import Settings
 from helpers.corpus import Question
 from helpers.embedding import Embedder
 from helpers.embedding.similarity import cosine_top_k, unit_rows
-from helpers.exercises.base import STUB_HINT, as_count, call_for_pairs, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import (
+    STUB_HINT,
+    as_count,
+    call_for_pairs,
+    function_problem,
+    keeps,
+    not_yet,
+    self_check,
+    verdict,
+)
 from helpers.metrics import chunk_supports
 
 # --- the cosine top-k (the `top_k` slot) ---------------------------------------------------------------------------
@@ -98,6 +107,7 @@ def _top_k_slip(case: TopKCase, got: list[tuple[int, float]], expected: list[tup
     return f"{where}: not the k rows with the highest cosine similarity to the query"
 
 
+@keeps("top_k")
 @self_check
 def check_top_k(function: TopK | None, vectors: np.ndarray | None = None, queries: np.ndarray | None = None) -> bool:
     """Right when `function(matrix, query, k)` gives the kit's cosine top-k on small cases and the course vectors."""

@@ -36,6 +36,7 @@ from helpers.exercises.base import (
     as_count,
     call_student,
     function_problem,
+    keeps,
     not_yet,
     number_function_verdict,
     self_check,
@@ -114,6 +115,7 @@ def squad_verdict(
     return number_function_verdict(function, name, pairs, reference, what, TOLERANCE, _explainer(cases), right)
 
 
+@keeps("exact_match")
 @self_check
 def check_exact_match(function: object) -> bool:
     """Right when `function(prediction, reference)` is SQuAD's exact match on every made-up and gold pair."""
@@ -121,6 +123,7 @@ def check_exact_match(function: object) -> bool:
     return squad_verdict(function, "exact_match", EM_CASES, squad_exact_match, "1.0 or 0.0", right)
 
 
+@keeps("f1")
 @self_check
 def check_f1(function: object) -> bool:
     """Right when `function(prediction, reference)` is SQuAD's token F1 on every made-up and gold pair."""
@@ -188,6 +191,7 @@ def bootstrap_slip(function: Callable[..., Any]) -> str:
     return ""
 
 
+@keeps("bootstrap")
 @self_check
 def check_bootstrap(function: object) -> bool:
     """Right when `function(a, b, resamples, seed)` resamples paired differences the way a paired bootstrap does."""

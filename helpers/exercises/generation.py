@@ -27,7 +27,16 @@ from collections.abc import Callable, Sequence
 from itertools import zip_longest
 
 from helpers.chunking import count_tokens
-from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import (
+    STUB_HINT,
+    as_count,
+    call_student,
+    function_problem,
+    keeps,
+    not_yet,
+    self_check,
+    verdict,
+)
 from helpers.generation import guard
 from helpers.generation.budget import (
     CUT_MARK,
@@ -89,6 +98,7 @@ def prompt_slip(got: str, question: str, passages: list[str]) -> str:
     return f"line {line} of your message is not in the layout described above: print your message and compare"
 
 
+@keeps("prompt")
 @self_check
 def check_prompt(function: object, passages: Sequence[str] = ()) -> bool:
     """Right when `function(question, passages)` is the kit's user message (before the instruction) on every case."""
@@ -193,6 +203,7 @@ def budget_slip(got: object, passages: list[str], room: int, count: Counter) -> 
     return "walk the passages best first: keep each that fits whole, cut the first that does not, then stop"
 
 
+@keeps("budget")
 @self_check
 def check_budget(function: object, passages: Sequence[str] = ()) -> bool:
     """Right when `function(passages, room, count)` keeps what the kit's `fit_passages` keeps on every case."""

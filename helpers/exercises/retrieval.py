@@ -24,7 +24,16 @@ from typing import Any
 import numpy as np
 
 from helpers.corpus import Question
-from helpers.exercises.base import STUB_HINT, as_choice, call_student, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import (
+    STUB_HINT,
+    as_choice,
+    call_student,
+    function_problem,
+    keeps,
+    not_yet,
+    self_check,
+    verdict,
+)
 from helpers.lab.retrieval import evaluate
 from helpers.metrics import RetrievalScores, recall_at_k, relevance_labels
 from helpers.retrieval.base import Retriever
@@ -165,6 +174,7 @@ def _bm25_problem(function: BM25Function, name: str, query: list[str], documents
     return f"the scores differ from BM25 on {name}: check the idf, the saturating tf and the length discount"
 
 
+@keeps("bm25")
 @self_check
 def check_bm25(function: BM25Function | None, retriever: Any = None, questions: Sequence[Question] = (),
                how_many: int = 6) -> bool:  # fmt: skip
@@ -284,6 +294,7 @@ def real_score_maps(dense: Retriever, sparse: Retriever, questions: Sequence[Que
     return maps
 
 
+@keeps("fusion")
 @self_check
 def check_min_max_fusion(function: FusionFunction | None, dense: Retriever | None = None,
                          sparse: Retriever | None = None, questions: Sequence[Question] = (),
@@ -356,6 +367,7 @@ def _rrf_problem(function: RRFFunction, name: str, rankings: list[list[str]], k:
     return f"the RRF scores differ on {name}: each id sums 1 / (k + rank) over the rankings that hold it"
 
 
+@keeps("rrf")
 @self_check
 def check_rrf(function: RRFFunction | None, dense: Retriever | None = None, sparse: Retriever | None = None,
               questions: Sequence[Question] = (), how_many: int = 6) -> bool:  # fmt: skip

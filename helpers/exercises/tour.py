@@ -4,8 +4,10 @@
 question the documents answer and of one they do not, and is right when the threshold refuses the second and
 still answers the first. `check_first_rank(rank, rag, question, answer)` ranks every chunk for the question and
 finds the first that holds the answer's text. `check_search_above(search_above)` runs the student's search with a
-cosine floor on seeded unit vectors against `helpers.core.search`, then drops what falls below the floor. Each
-names the usual slip (a rank counted from 0, a floor that is ignored, a missing limit of k) and none prints the
+cosine floor on seeded unit vectors against `helpers.core.search`, then drops what falls below the floor.
+`check_rag(rag_function, rag, questions)` asks the student's own loop and the core each question: the same passages
+and prompt give the same reply (the answer cache serves the second asking), so any other reply is a slip in the loop.
+Each names the usual slip (a rank counted from 0, a floor that is ignored, a missing limit of k) and none prints the
 expected value.
 What it leaves out: whether the model refuses or invents, and the prompt's token counts: the student reads
 those in the answers.
@@ -20,7 +22,16 @@ from typing import Any
 import numpy as np
 
 from helpers.core import search
-from helpers.exercises.base import STUB_HINT, as_count, call_for_pairs, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import (
+    STUB_HINT,
+    as_count,
+    call_for_pairs,
+    call_student,
+    function_problem,
+    not_yet,
+    self_check,
+    verdict,
+)
 
 TOLERANCE = 1e-5  # float32 cosines agree to 5 decimals
 Pairs = list[tuple[int, float]]
@@ -131,3 +142,25 @@ def check_search_above(function: SearchAbove | None) -> bool:
             return not_yet(_search_slip(pairs, matrix, query, k, min_cosine))
     right = "at most k rows, best first, none below the floor — and an empty list when no row reaches it."
     return verdict(True, right, "")
+
+
+@self_check
+def check_rag(function: object, rag: Any, questions: Sequence[str]) -> bool:
+    """Right when `function(question)` gives the core's reply to each question: its own search, prompt and call."""
+    problem = function_problem(function, "rag")
+    if problem:
+        return not_yet(problem)
+    if "ask" in getattr(getattr(function, "__code__", None), "co_names", ()):
+        return not_yet("write the loop itself — search, build_prompt, the model's chat — rather than calling an ask")
+    for question in questions:
+        got, error = call_student(function, question)
+        if error:
+            return not_yet(error)
+        if not isinstance(got, str):
+            return not_yet(f"return the model's reply as text (.text of what chat gives), got a {type(got).__name__}")
+        if got.strip() != rag.ask(question).text:
+            return not_yet(
+                f"for {question!r} the model was asked something else than by the core: the k best chunks of "
+                "core.search, numbered by core.build_prompt, and chat(messages, max_tokens=48)"
+            )
+    return verdict(True, f"your loop answers {len(questions)} questions exactly as the core does.", "")

@@ -13,6 +13,8 @@ A query becomes its embedding and its BM25 query vector (token counts; Qdrant ad
 side spends its candidates on chunks that pass it.
 `store_problem` says why a collection cannot serve these (no BM25 vectors, some chunks without one, another
 tokenizer, a student's own BM25 function); `make_retriever` then warns in one line and uses bm25s in the kernel.
+A student's own `bm25` or `top_k` put in its slot after the retriever was built is honoured too, at query time:
+the retriever then asks the kernel's (`kernel()`: bm25s over the stored chunks, the dense side by the slot).
 What it leaves out: DBSF and Qdrant's formula queries (the kit's fusions are the weighted sum and RRF), and the
 steps around a retriever (expansion, post-processing: `helpers.retrieval`).
 """
@@ -26,10 +28,10 @@ from qdrant_client import models
 
 from helpers.config import RetrievalSettings
 from helpers.embedding import Embedder
-from helpers.mechanisms import chosen
-from helpers.retrieval.base import Filters, copy_hit
-from helpers.retrieval.bm25 import TOKENIZERS, bm25_scores
-from helpers.retrieval.hybrid import DEFAULTS, check_fusion, fusion_label, rrf_fusion, rrf_scores, weighted_fusion
+from helpers.mechanisms import yours
+from helpers.retrieval.base import Filters, Retriever, copy_hit
+from helpers.retrieval.bm25 import TOKENIZERS
+from helpers.retrieval.hybrid import DEFAULTS, check_fusion, fusion_label, rrf_fusion, weighted_fusion
 from helpers.store import KitStore
 from helpers.store.keywords import SPARSE_VECTOR, Keywords, query_vector
 from helpers.types import Hit
@@ -42,7 +44,7 @@ def store_keywords(settings: RetrievalSettings) -> Keywords:
 
 def store_problem(store: KitStore, settings: RetrievalSettings) -> str | None:
     """Why BM25 cannot run inside this collection, with what to do (None: it can)."""
-    if chosen("bm25", bm25_scores) is not bm25_scores:
+    if yours("bm25"):
         return "a bm25 function of your own is in use (helpers.mechanisms), and only the kernel can run it"
     problem = store.keywords_problem(settings.bm25_tokenizer)
     if problem:
@@ -55,6 +57,7 @@ class StoreBM25Retriever:
 
     def __init__(self, store: KitStore, tokenizer: Callable[[str], list[str]]) -> None:
         self.store, self.tokenizer = store, tokenizer
+        self._kernel: Retriever | None = None
 
     def vector(self, query: str) -> models.SparseVector | None:
         """The query's BM25 vector: each token's count (None when it holds no word BM25 keeps)."""
@@ -64,8 +67,18 @@ class StoreBM25Retriever:
     def __repr__(self) -> str:
         return "BM25 in Qdrant"
 
+    def kernel(self) -> Retriever:
+        """The same ranking in this kernel (bm25s over the stored chunks), where a student's `bm25` can run."""
+        if self._kernel is None:
+            from helpers.retrieval.bm25_file import bm25_for_store
+
+            self._kernel = bm25_for_store(self.store, self.tokenizer)
+        return self._kernel
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Top-k chunks by BM25 score; chunks that share no word with the query are never returned."""
+        if yours("bm25"):
+            return self.kernel().retrieve(query, k, filters)
         sparse = self.vector(query)
         if sparse is None:
             return []
@@ -97,17 +110,30 @@ class StoreHybridRetriever:
         self.store, self.embedder = store, embedder
         self.sparse = StoreBM25Retriever(store, tokenizer)
         self.fusion, self.alpha, self.rrf_k, self.pool = fusion, alpha, rrf_k, pool
+        self._kernel: Retriever | None = None
 
     def __repr__(self) -> str:
         fusion = fusion_label(self.fusion, self.alpha, self.rrf_k)
         return f"Hybrid(Dense, {self.sparse!r}; {fusion}, pool {self.pool})"
 
+    def kernel(self) -> Retriever:
+        """The same hybrid in this kernel, where a student's `top_k` and `bm25` can run: dense by the slot, bm25s."""
+        if self._kernel is None:
+            from helpers.retrieval.dense import DenseRetriever
+            from helpers.retrieval.hybrid import HybridRetriever
+
+            dense = DenseRetriever(self.store, self.embedder)
+            self._kernel = HybridRetriever(dense, self.sparse.kernel(), self.fusion, self.alpha, self.rrf_k, self.pool)
+        return self._kernel
+
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Both sides' `pool` candidates (at least k) in one request, fused; the top k."""
+        if yours("bm25") or yours("top_k"):
+            return self.kernel().retrieve(query, k, filters)
         self.store.check_vectors()  # the dense side compares this embedder's query with the stored vectors
         depth, flt = max(k, self.pool), self.store.qdrant_filter(filters)
         vector = [float(x) for x in self.embedder.embed_query(query)]
-        if self.fusion == "rrf" and chosen("rrf", rrf_scores) is rrf_scores:
+        if self.fusion == "rrf" and not yours("rrf"):
             return self.fused_by_qdrant(vector, query, k, depth, flt)
         dense, sparse = self.both_lists(vector, query, depth, flt)
         if self.fusion == "rrf":

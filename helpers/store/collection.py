@@ -317,9 +317,9 @@ class KitStore:
             for node, point in zip(nodes, points, strict=True)
         ]
 
-    def nodes(self) -> list[BaseNode]:
-        """Every stored chunk as a LlamaIndex node, with its embedding (for numpy search and inspection)."""
-        points = list(self._scroll(with_payload=True, with_vectors=True))
+    def nodes(self, filters: MetadataFilters | Mapping[str, object] | None = None) -> list[BaseNode]:
+        """Every stored chunk (passing `filters`) as a LlamaIndex node, with its embedding (for numpy search)."""
+        points = list(self._scroll(scroll_filter=self.qdrant_filter(filters), with_payload=True, with_vectors=True))
         return list(self.vector_store.parse_to_query_result(points).nodes)
 
     def search(
