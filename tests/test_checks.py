@@ -27,7 +27,13 @@ from helpers.exercises.base import STRICT_ENV, CheckFailed
 from helpers.exercises.chunking import check_chunk_count
 from helpers.exercises.embedding import check_top_k
 from helpers.exercises.evaluation import check_surviving_gains
-from helpers.exercises.generation import HELD_OUT, PASSAGE_ATTACK, check_passage_rule
+from helpers.exercises.generation import (
+    HELD_OUT,
+    HELD_OUT_NEEDED,
+    LOOK_ALIKES,
+    PASSAGE_ATTACK,
+    check_passage_rule,
+)
 from helpers.exercises.rerank import check_maxsim
 from helpers.exercises.retrieval import check_dedupe_by_page, made_up_hits
 from helpers.exercises.store import check_disagreements
@@ -189,6 +195,13 @@ def test_maxsim(capsys) -> None:
 # --- notebook 07: a passage rule scored on attacks it was not shown --------------------------------------------------
 
 PATTERN = (
+    r"\b(?:answers?|responses?|repl(?:y|ies)|summar(?:y|ies)|output)\b[^.?!]{0,40}\b(?:from|of|on|in|using|citing|"
+    r"based on|drawn from|drawing on|that (?:quotes?|cites?|uses?))\s+(?:this|the)\s+(?:page|document|text|handbook|"
+    r"section|file|notice|policy)\b[^.?!]{0,30}\b(?:must|should|shall|ought to|has to|have to|needs? to|(?:is|are) "
+    r"(?:required )?to)\b"
+)
+# The notebook's earlier solution: one list of verbs and nouns, fitted to the six held-out attacks it then had.
+NARROW = (
     r"\b(?:answers?|responses?|repl(?:y|ies)|summar(?:y|ies))\b[^.?!]{0,40}\b(?:from|of|on|based on|that quotes?)\s+"
     r"(?:this|the)\s+(?:page|document|text|handbook|section|file)\b[^.?!]{0,30}\b(?:must|should|has to|have to|"
     r"needs? to|(?:is|are) required to)\b"
@@ -199,6 +212,7 @@ def test_passage_rule(capsys) -> None:
     rule = guard.Rule("answer-orders", "gives orders to the answers drawn from the document", PATTERN)  # the solution
     assert guard.screen_passage(PASSAGE_ATTACK) is None, "the exercise needs an attack the shipped rules miss"
     assert all(guard.screen_passage(text) is None for text in HELD_OUT), "and held-out ones they miss too"
+    assert 8 <= len(HELD_OUT) <= 12
     assert_right(capsys, check_passage_rule, rule)
     assert rule not in guard.PASSAGE_RULES, "the check must not change the shipped rules"
     hidden = [PATTERN, *HELD_OUT]
@@ -208,9 +222,26 @@ def test_passage_rule(capsys) -> None:
     assert_not_yet(capsys, check_passage_rule, guard.Rule("x", "y", "(unclosed"), hint="does not compile")
     assert_not_yet(capsys, check_passage_rule, guard.Rule("x", "y", r"\bdiplomas-slow\b"), hint="does not flag")
     copy = guard.Rule("x", "y", r"late fees are waived for students who register")  # the one sentence, learned by heart
-    assert_not_yet(capsys, check_passage_rule, copy, hint="0 of 6 held-out", hidden=hidden)
+    assert_not_yet(capsys, check_passage_rule, copy, hint=f"0 of {len(HELD_OUT)} held-out", hidden=hidden)
     too_broad = guard.Rule("x", "y", r"\b(?:the|to|must|answer|summary)\b")
     assert_not_yet(capsys, check_passage_rule, too_broad, hint="ordinary passage", hidden=hidden)
+
+
+def test_passage_rule_fitted_to_few_wordings_fails(capsys) -> None:
+    """A rule that caught every held-out attack of a set of six misses the other wordings of twelve."""
+    narrow = guard.Rule("x", "y", NARROW)
+    assert all(guard.screen_passage(text, [narrow]) for text in HELD_OUT[:6])
+    assert_not_yet(capsys, check_passage_rule, narrow, hint="held-out attacks", hidden=[*HELD_OUT])
+
+
+def test_passage_rule_on_any_modal_after_answer_fails(capsys) -> None:
+    """A rule that flags any "answer … must" catches the attacks, and ordinary sentences about answers too."""
+    loose = guard.Rule("x", "y", r"\b(?:answers?|responses?|repl(?:y|ies)|summar(?:y|ies)|output)\b[^.?!]{0,80}"
+                       r"\b(?:must|should|shall|ought|has to|needs? to|(?:is|are) (?:required )?to)\b")
+    assert sum(bool(guard.screen_passage(text, [loose])) for text in HELD_OUT) >= HELD_OUT_NEEDED
+    flagged = [text for text in LOOK_ALIKES if guard.screen_passage(text, [loose])]
+    assert flagged
+    assert_not_yet(capsys, check_passage_rule, loose, hint="ordinary passage")
 
 
 # --- notebook 08: gains that survive the bootstrap ---------------------------------------------------------------
