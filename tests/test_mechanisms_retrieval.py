@@ -34,6 +34,7 @@ from helpers.exercises.retrieval import (
     check_missed_by_all,
     check_rrf,
     check_synonym_rule,
+    split_change,
 )
 from helpers.lab.retrieval import evaluate
 from helpers.mechanisms import in_use, reset, use
@@ -399,3 +400,14 @@ def test_check_synonym_rule(capsys, bm25: BM25Retriever) -> None:
     said(capsys, False, "does not change the question")
     check_synonym_rule(("exams", "tests"), "hb-006", questions, bm25)
     said(capsys, False, "still not in the top 5")
+
+
+def test_check_synonym_rule_is_scored_on_the_whole_dev_split(capsys, bm25: BM25Retriever) -> None:
+    """A rule that fits its one question but fires on a word every question has costs the split: not yet."""
+    questions = load_gold(split="dev")
+    fitted = ("is", "examinations quizzes AI tools")  # fires on hb-006 and brings its evidence in, as before
+    assert check_synonym_rule(fitted, "hb-006", questions, bm25) is False
+    said(capsys, False, "costs the dev split")
+    fired, worse, change = split_change(fitted, bm25)
+    assert fired > 10 and worse > 0 and change < 0
+    assert split_change(("exams", "examinations quizzes"), bm25)[2] >= 0

@@ -7,11 +7,12 @@ the kit's reference (`helpers.retrieval.bm25.bm25_scores`, `helpers.retrieval.hy
 `rrf_scores`), and names the usual slip — idf without its "1 +", a numerator with k1 + 1, no length discount,
 scores not normalised, ranks counted from 0 — without printing the expected values.
 `check_best_rrf_k` measures recall@5 for each RRF constant again; `check_missed_by_all` and
-`check_synonym_rule` read the table of retrievers and try the student's synonym rule on the question it is for;
+`check_synonym_rule` read the table of retrievers and try the student's synonym rule on the question it is for and
+on the whole dev split (a rule fitted to one question that lowers mean recall@5 there is "not yet");
 `check_dedupe_by_page(dedupe_by_page, hits)` runs the student's dedupe on a made-up ranking (two pages of one
 PDF, chunks with no page number) and on real hits, against the best-scoring hit of each (source, page).
-What it leaves out: whether a rule or a dedupe retrieves better on the whole split, which the notebook measures,
-and whether a synonym rule is general, which the student answers in prose.
+What it leaves out: whether a dedupe retrieves better on the whole split, which the notebook measures, and the
+synonym rule on the test split, which the student answers in prose.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from helpers.corpus import Question
+from helpers.corpus import Question, load_gold
 from helpers.exercises.base import (
     STUB_HINT,
     as_choice,
@@ -458,11 +459,29 @@ def _rule_problem(rule: object) -> str | None:
     return None
 
 
+def _recall(retriever: Any, question: Question, k: int) -> float:
+    """recall@k of `retriever` (asked for its top k) on one question with evidence."""
+    hits = retriever.retrieve(question.question, k)
+    return recall_at_k(relevance_labels(hits, question.evidence), k, len(question.evidence))
+
+
+def split_change(rule: tuple[str, str], retriever: Retriever, k: int = 5) -> tuple[int, int, float]:
+    """(questions the rule changes, of them those whose recall@k falls, the change of mean recall@k) over the whole
+    dev split with evidence: the synonym table with the rule against the table without it."""
+    table = load_synonyms()
+    ruled = table | {rule[0]: rule[1]}
+    dev = [q for q in load_gold(split="dev") if q.evidence]
+    changed = [q for q in dev if expand_query(q.question, ruled) != expand_query(q.question, table)]
+    before, after = Expanded(retriever, table), Expanded(retriever, ruled)
+    deltas = [_recall(after, q, k) - _recall(before, q, k) for q in changed]
+    return len(changed), sum(d < 0 for d in deltas), sum(deltas) / len(dev) if dev else 0.0
+
+
 @self_check
 def check_synonym_rule(rule: object, question_id: object, questions: Sequence[Question], retriever: Retriever,
                        k: int = 5) -> bool:  # fmt: skip
-    """Right when `rule` (phrase, words to add) fires on the question and, added to the synonym table, brings
-    some of its evidence into the top k of `retriever` with query expansion."""
+    """Right when `rule` (phrase, words to add) fires on the question, brings some of its evidence into the top k
+    of `retriever` with query expansion, and does not lower mean recall@k over the whole dev split."""
     if rule is None:
         return not_yet(STUB_HINT)
     problem = _rule_problem(rule)
@@ -475,13 +494,20 @@ def check_synonym_rule(rule: object, question_id: object, questions: Sequence[Qu
     if expand_query(question.question, {phrase: adds}) == question.question:
         return not_yet("the rule does not change the question: its phrase must occur in it as whole words (any case), "
                        "and the words to add must not be in it already")  # fmt: skip
-    hits = Expanded(retriever, load_synonyms() | {phrase: adds}).retrieve(question.question, k)
-    recall = recall_at_k(relevance_labels(hits, question.evidence), k, len(question.evidence))
+    recall = _recall(Expanded(retriever, load_synonyms() | {phrase: adds}), question, k)
     if recall == 0:
         return not_yet(f"the rule fires, but the evidence is still not in the top {k}: add the words the evidence "
                        "itself uses (read question.evidence)")  # fmt: skip
-    return verdict(True, f"the rule fires on {question.id} and brings its evidence into the top {k} "
-                         f"(recall@{k} {recall:.2f}).", "")  # fmt: skip
+    fired, worse, change = split_change((phrase, adds), retriever, k)
+    if change < 0:
+        return not_yet(
+            f"the rule fits {question.id} but costs the dev split: it fires on {fired} dev questions and {worse} of "
+            f"them lose evidence from the top {k}, so mean recall@{k} falls: pair a phrase students write with the "
+            "documents' word for it, not with words copied from one passage"
+        )
+    return verdict(True, f"the rule fires on {question.id} and brings its evidence into the top {k} (recall@{k} "
+                         f"{recall:.2f}); on the whole dev split it fires on {fired} questions, {worse} of them lose "
+                         f"evidence, and mean recall@{k} does not fall.", "")  # fmt: skip
 
 
 # --- exercise 6: dedupe by page ----------------------------------------------------------------------------------
