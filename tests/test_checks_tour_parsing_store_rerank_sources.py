@@ -232,16 +232,27 @@ SCORES = {2: {"recall@5": 0.45, "mrr": 0.34}, 4: {"recall@5": 0.55, "mrr": 0.36}
 def test_best_max_terms(capsys, monkeypatch) -> None:
     monkeypatch.setattr(rerank_checks, "scores_by_max_terms", lambda retriever, questions, choices: SCORES)
     args = (None, [])
-    assert_right(capsys, check_best_max_terms, 8, *args)
-    assert_right(capsys, check_best_max_terms, np.int64(8), *args)
+    assert_right(capsys, check_best_max_terms, 8, *args, recall=0.64)
+    assert_right(capsys, check_best_max_terms, np.int64(8), *args, recall=0.6404)
     assert_not_yet(capsys, check_best_max_terms, None, *args, hint="still None")
     assert_not_yet(capsys, check_best_max_terms, "8", *args, hint="whole number")
     assert_not_yet(capsys, check_best_max_terms, 6, *args, hint="choices the exercise names", hidden=["8 "])
-    assert_not_yet(capsys, check_best_max_terms, 4, *args, hint="best MRR", hidden=["8"])
-    assert_not_yet(capsys, check_best_max_terms, 2, *args, hint="lowest recall@5", hidden=["8"])
+    assert_not_yet(capsys, check_best_max_terms, 4, *args, recall=0.55, hint="best MRR", hidden=["8"])
+    out = assert_not_yet(capsys, check_best_max_terms, 2, *args, recall=0.45, hint="measure all three", hidden=["8"])
+    assert not any(word in out for word in ("lowest", "higher", "more", "raise", "lower"))
     tied = SCORES | {4: {"recall@5": 0.64, "mrr": 0.3}}
     monkeypatch.setattr(rerank_checks, "scores_by_max_terms", lambda retriever, questions, choices: tied)
-    assert "tied" in assert_right(capsys, check_best_max_terms, 4, *args)
+    assert "tied" in assert_right(capsys, check_best_max_terms, 4, *args, recall=0.64)
+
+
+def test_best_max_terms_guessed_without_its_recall_fails(capsys, monkeypatch) -> None:
+    """The right choice guessed (it passed alone before) is not yet right without the recall@5 measured for it."""
+    monkeypatch.setattr(rerank_checks, "scores_by_max_terms", lambda retriever, questions, choices: SCORES)
+    args = (None, [])
+    assert_not_yet(capsys, check_best_max_terms, 8, *args, hint="best_terms_recall", hidden=["0.64"])
+    assert_not_yet(capsys, check_best_max_terms, 8, *args, recall=0.5, hint="not what your choice measures")
+    assert_not_yet(capsys, check_best_max_terms, 8, *args, recall=0.55, hidden=["0.64"])  # another row's recall
+    assert_not_yet(capsys, check_best_max_terms, 8, *args, recall="0.64", hint="one number")
 
 
 def test_scores_by_max_terms_searches_with_the_rewrite(capsys) -> None:
@@ -254,8 +265,8 @@ def test_scores_by_max_terms_searches_with_the_rewrite(capsys) -> None:
     retriever = SimpleNamespace(retrieve=lambda query, k: [evidence] if "alpha" in query.split() else [other])
     scores = scores_by_max_terms(retriever, [question])
     assert {m: row["recall@5"] for m, row in scores.items()} == {2: 0.0, 4: 0.0, 8: 1.0}
-    assert_right(capsys, check_best_max_terms, 8, retriever, [question])
-    assert_not_yet(capsys, check_best_max_terms, 2, retriever, [question])
+    assert_right(capsys, check_best_max_terms, 8, retriever, [question], recall=1.0)
+    assert_not_yet(capsys, check_best_max_terms, 2, retriever, [question], recall=0.0)
 
 
 # --- notebook 11: a planner rule, OCR's lost words, a stricter filter, the list field ------------------------------

@@ -350,7 +350,7 @@ def test_check_best_rrf_k(capsys, gold: list[Question]) -> None:
     questions = gold[:4]
     ranks = {10: 7, 60: 1, 100: 3}  # 60 and 100 both have recall@5 = 1; 60 has the better MRR
     make = lambda k: AtRank(questions, ranks[k])  # noqa: E731
-    assert check_best_rrf_k(60, make, questions) is True
+    assert check_best_rrf_k(60, make, questions, recall=1.0) is True
     said(capsys, True, "rrf_k=60")
     assert check_best_rrf_k(None, make, questions) is False
     said(capsys, False, "still None")
@@ -358,10 +358,22 @@ def test_check_best_rrf_k(capsys, gold: list[Question]) -> None:
     said(capsys, False, "whole number")
     check_best_rrf_k(30, make, questions)
     said(capsys, False, "10, 60, 100")
-    assert check_best_rrf_k(100, make, questions) is False
+    assert check_best_rrf_k(100, make, questions, recall=1.0) is False
     assert "60" not in said(capsys, False, "tie-break is MRR")
-    check_best_rrf_k(10, make, questions)
-    said(capsys, False, "recall@5 column")
+    check_best_rrf_k(10, make, questions, recall=0.0)
+    out = said(capsys, False, "measure all three")
+    assert not any(word in out for word in ("higher", "more", "larger", "smaller", "lower"))
+
+
+def test_check_best_rrf_k_guessed_without_its_recall_fails(capsys, gold: list[Question]) -> None:
+    """The right constant guessed (it passed alone before) is not yet right without its measured recall@5."""
+    questions = gold[:4]
+    ranks = {10: 7, 60: 1, 100: 3}
+    make = lambda k: AtRank(questions, ranks[k])  # noqa: E731
+    assert check_best_rrf_k(60, make, questions) is False
+    said(capsys, False, "best_rrf_recall")
+    assert check_best_rrf_k(60, make, questions, recall=0.75) is False
+    said(capsys, False, "not what your choice measures")
 
 
 def results_frame(recalls: dict[str, dict[str, float]]) -> dict[str, RetrievalScores]:

@@ -129,6 +129,23 @@ def as_choice(answer: object, choices: Sequence[int], one: str, unmeasured: str)
     return choice, None
 
 
+MEASURED_TOLERANCE = 0.0015  # tables round a mean to 3 decimals
+
+
+def measured_problem(value: object, measured: float, what: str) -> str | None:
+    """Why `value` is not `measured`, the number behind a choice (None when it is, to 3 decimals).
+
+    A choice among a few can be guessed; the measured number behind it cannot, so a choice check asks for both.
+    """
+    if value is None:
+        return f"give {what} too: the number behind the choice, read from your table"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return f"{what} should be one number, got a {type(value).__name__}"
+    if abs(float(value) - measured) > MEASURED_TOLERANCE:
+        return f"{what} is not what your choice measures here: read it from your choice's row of your table"
+    return None
+
+
 def as_pairs(got: object) -> list[tuple[int, float]] | None:
     """`got` as a list of (row, score) pairs (a whole-number row, a real score), or None when it is not one."""
     if not isinstance(got, list | tuple):

@@ -2,7 +2,8 @@
 
 `check_best_max_terms(answer, retriever, questions)` searches every follow-up question again with the keyword
 rewrite at each `max_terms` (2, 4 and 8; retrieval only, no model) and is right when the answer has the best
-recall@5 (any of a tie). It recognises the best MRR or the worst recall@5 instead, without naming the best.
+recall@5 (any of a tie) and the student's `recall` is the recall@5 measured for it, so a guess among three does not
+pass. It recognises the best MRR instead, and says "measure all three", never which way the best lies.
 `check_maxsim(maxsim_by_hand)` calls the student's function on seeded token matrices (rows L2-normalised, as
 MiniLM's token vectors are; several shapes, one token each side included) and compares it with the kit's
 `helpers.rerank.maxsim.maxsim`. It names the usual slips — the max over the wrong side, the mean of every cosine,
@@ -19,7 +20,14 @@ from typing import Any
 import numpy as np
 
 from helpers.corpus import Question
-from helpers.exercises.base import as_choice, not_yet, number_function_verdict, self_check, verdict
+from helpers.exercises.base import (
+    as_choice,
+    measured_problem,
+    not_yet,
+    number_function_verdict,
+    self_check,
+    verdict,
+)
 from helpers.metrics import evaluate_retrieval
 from helpers.query import keyword_rewrite
 from helpers.rerank.maxsim import maxsim
@@ -104,15 +112,20 @@ def _best(scores: dict[int, dict[str, float]], metric: str) -> set[int]:
 
 @self_check
 def check_best_max_terms(
-    answer: object, retriever: Any, questions: Sequence[Question], choices: Sequence[int] = MAX_TERMS
-) -> bool:
-    """Right when `answer` is the `max_terms` of `choices` whose keyword rewrite gives the best recall@5."""
+    answer: object, retriever: Any, questions: Sequence[Question], choices: Sequence[int] = MAX_TERMS,
+    recall: object = None,
+) -> bool:  # fmt: skip
+    """Right when `answer` is the `max_terms` of `choices` whose keyword rewrite gives the best recall@5 and `recall`
+    is the recall@5 measured for it (so that a guess among three does not pass)."""
     one = "the answer should be one max_terms (a whole number)"
     choice, problem = as_choice(answer, choices, one, "measure the choices the exercise names ({choices}) and "
                                       "pick one of them")  # fmt: skip
     if problem:
         return not_yet(problem)
     scores = scores_by_max_terms(retriever, questions, choices)
+    problem = measured_problem(recall, scores[choice]["recall@5"], "best_terms_recall (its recall@5)")
+    if problem:
+        return not_yet(problem)
     best = _best(scores, "recall@5")
     if choice in best:
         tie = f" (tied with {sorted(best - {choice})})" if len(best) > 1 else ""
@@ -120,6 +133,5 @@ def check_best_max_terms(
         return verdict(True, right, "")
     if choice in _best(scores, "mrr"):
         return not_yet("that one has the best MRR; the exercise asks for the best recall@5")
-    if scores[choice]["recall@5"] <= min(row["recall@5"] for row in scores.values()):
-        return not_yet("that is the lowest recall@5 of the three: read the recall@5 column again")
-    return not_yet("another max_terms finds more of the evidence in the top 5: compare recall@5 row by row")
+    return not_yet("not the best of the three on recall@5: measure all three on the same follow-ups and compare "
+                   "their recall@5")  # fmt: skip

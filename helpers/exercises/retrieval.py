@@ -6,7 +6,7 @@ query word, a word no document has) and on real ones (dev questions over the cou
 the kit's reference (`helpers.retrieval.bm25.bm25_scores`, `helpers.retrieval.hybrid.min_max_fusion`,
 `rrf_scores`), and names the usual slip — idf without its "1 +", a numerator with k1 + 1, no length discount,
 scores not normalised, ranks counted from 0 — without printing the expected values.
-`check_best_rrf_k` measures recall@5 for each RRF constant again; `check_missed_by_all` and
+`check_best_rrf_k` measures recall@5 for each RRF constant again and asks for the chosen one's too; `check_missed_by_all` and
 `check_synonym_rule` read the table of retrievers and try the student's synonym rule on the question it is for and
 on the whole dev split (a rule fitted to one question that lowers mean recall@5 there is "not yet");
 `check_dedupe_by_page(dedupe_by_page, hits)` runs the student's dedupe on a made-up ranking (two pages of one
@@ -31,6 +31,7 @@ from helpers.exercises.base import (
     call_student,
     function_problem,
     keeps,
+    measured_problem,
     not_yet,
     self_check,
     verdict,
@@ -399,13 +400,17 @@ def scores_by_rrf_k(make: Callable[[int], Retriever], questions: Sequence[Questi
 
 @self_check
 def check_best_rrf_k(answer: object, make: Callable[[int], Retriever], questions: Sequence[Question],
-                     constants: Sequence[int] = RRF_CONSTANTS) -> bool:  # fmt: skip
-    """Right when `answer` is the constant of `constants` with the best recall@5 on `questions` (ties: MRR)."""
+                     constants: Sequence[int] = RRF_CONSTANTS, recall: object = None) -> bool:  # fmt: skip
+    """Right when `answer` is the constant of `constants` with the best recall@5 on `questions` (ties: MRR) and
+    `recall` is the recall@5 measured for it (so that a guess among three does not pass)."""
     one, unmeasured = "the answer is one rrf_k, a whole number (not a label)", "measure the constants the exercise "
     choice, problem = as_choice(answer, constants, one, unmeasured + "names ({choices}) and pick one")
     if problem:
         return not_yet(problem)
     rows = scores_by_rrf_k(make, questions, constants)
+    problem = measured_problem(recall, rows[choice]["recall@5"], "best_rrf_recall (its recall@5)")
+    if problem:
+        return not_yet(problem)
     top_recall = max(row["recall@5"] for row in rows.values())
     tied = {k for k, row in rows.items() if row["recall@5"] == top_recall}
     best = {k for k in tied if rows[k]["mrr"] == max(rows[t]["mrr"] for t in tied)}
@@ -414,9 +419,8 @@ def check_best_rrf_k(answer: object, make: Callable[[int], Retriever], questions
         return verdict(True, f"rrf_k={choice} has the best recall@5 on these {answerable} questions with evidence.", "")
     if choice in tied:
         return not_yet("tied on recall@5 — the tie-break is MRR")
-    if rows[choice]["mrr"] == max(row["mrr"] for row in rows.values()):
-        return not_yet("that one has the best MRR; the exercise ranks by recall@5 and uses MRR only to break ties")
-    return not_yet("another constant finds more of the evidence in the top 5: compare the recall@5 column")
+    return not_yet("not the best of the three on recall@5: measure all three on the same questions and compare "
+                   "their recall@5 (ties: MRR)")  # fmt: skip
 
 
 # --- exercise 5: a question every retriever misses, and a synonym rule for it -------------------------------------
