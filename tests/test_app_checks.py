@@ -42,7 +42,7 @@ def said(capsys: pytest.CaptureFixture[str]) -> str:
 def test_shared_passages(capsys: pytest.CaptureFixture[str]) -> None:
     a, b = [hit("a"), hit("b"), hit("c")], [hit("c"), hit("d"), hit("a")]
     assert check_shared_passages(2, a, b) and "✓" in said(capsys)
-    for wrong, hint in ((None, "still None"), (4, "either side"), (3, "one side"), (1, "too few"), ("2", "whole")):
+    for wrong, hint in ((None, "still None"), (4, "either side"), (3, "one side"), (1, "in both"), ("2", "whole")):
         assert not check_shared_passages(wrong, a, b)
         out = said(capsys)
         assert hint in out and "✗ Not yet" in out
@@ -52,9 +52,12 @@ def test_separating_floor(capsys: pytest.CaptureFixture[str]) -> None:
     answerable, unanswerable = [hit("a", dense=0.62)], [hit("b", dense=0.41), hit("c", dense=0.2)]
     assert check_separating_floor(0.5, answerable, unanswerable)
     assert check_separating_floor(0.62, answerable, unanswerable)  # the best passage itself is kept (>=)
-    for wrong, hint in ((0.7, "lower it"), (0.41, "raise it"), (0.1, "raise it"), ("high", "a number"), (None, "None")):
+    for wrong, hint in ((0.7, "between"), (0.41, "between"), (0.1, "between"), ("high", "a number"), (None, "None")):
         assert not check_separating_floor(wrong, answerable, unanswerable)
         assert hint in said(capsys)
+    assert not check_separating_floor(0.7, answerable, unanswerable)
+    above = said(capsys)
+    assert not check_separating_floor(0.1, answerable, unanswerable) and said(capsys) == above  # no direction
     assert not check_separating_floor(0.5, [hit("a", dense=0.3)], unanswerable) and "pick others" in said(capsys)
 
 
@@ -63,8 +66,8 @@ def test_smallest_k(capsys: pytest.CaptureFixture[str]) -> None:
         return RANKING[:k]
 
     assert check_smallest_k(3, FEE, hits_at) and "✓" in said(capsys)
-    assert not check_smallest_k(2, FEE, hits_at) and "raise k" in said(capsys)
-    assert not check_smallest_k(4, FEE, hits_at) and "smaller k" in said(capsys)
+    assert not check_smallest_k(2, FEE, hits_at) and "from 1 up" in said(capsys)
+    assert not check_smallest_k(4, FEE, hits_at) and "k = 4 is not the smallest" in said(capsys)
     assert not check_smallest_k(11, FEE, hits_at) and "between 1 and" in said(capsys)
     assert not check_smallest_k(3, Question("q3", "?", "nowhere", "date", "dev"), hits_at) and "another" in said(capsys)
 
@@ -77,7 +80,7 @@ def test_answer_in_top_k(capsys: pytest.CaptureFixture[str]) -> None:
     assert check_answer_in_top_k({1: 1, 2: 1, 4: 2}, questions, hits_at) and "✓" in said(capsys)
     assert not check_answer_in_top_k({1: 1, 2: 1}, questions, hits_at) and "k = 4 is missing" in said(capsys)
     assert not check_answer_in_top_k({1: 0.5, 2: 1, 4: 2}, questions, hits_at) and "a share" in said(capsys)
-    assert not check_answer_in_top_k({1: 1, 2: 2, 4: 2}, questions, hits_at) and "k = 2: too many" in said(capsys)
+    assert not check_answer_in_top_k({1: 1, 2: 2, 4: 2}, questions, hits_at) and "k = 2: not the count" in said(capsys)
     assert not check_answer_in_top_k([1, 1, 2], questions, hits_at) and "dict" in said(capsys)
 
 

@@ -20,6 +20,7 @@ from test_checks import assert_not_yet, assert_right
 
 from helpers.chunking import count_tokens
 from helpers.evaluation.bootstrap import resampled_mean_differences
+from helpers.exercises import evaluation as evaluation_checks
 from helpers.exercises.base import STRICT_ENV
 from helpers.exercises.evaluation import check_bootstrap, check_exact_match, check_f1
 from helpers.exercises.generation import check_budget, check_prompt, fit_variant
@@ -206,3 +207,18 @@ def test_check_bootstrap_accepts_any_right_resampler(capsys) -> None:
 )
 def test_check_bootstrap_names_the_slip(capsys, function, hint) -> None:
     assert_not_yet(capsys, check_bootstrap, function, hint=hint)
+
+
+# --- notebook 08: the fewest words BLEU credits ------------------------------------------------------------------
+
+
+def test_shortest_bleu_says_no_direction(capsys, monkeypatch) -> None:
+    """Fewer and more words than the answer read the same, so the answer cannot be found by moving one way."""
+    monkeypatch.setattr(evaluation_checks, "shortest_bleu_credit", lambda: 4)
+    assert evaluation_checks.check_shortest_bleu(4) is True
+    capsys.readouterr()
+    outs = []
+    for wrong in (1, 3, 5, 6):
+        assert evaluation_checks.check_shortest_bleu(wrong) is False
+        outs.append(capsys.readouterr().out)
+    assert len(set(outs)) == 1 and "4" not in outs[0] and "fewer" not in outs[0]

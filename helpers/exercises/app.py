@@ -60,7 +60,7 @@ def check_shared_passages(answer: object, a_hits: Sequence[Hit], b_hits: Sequenc
         return not_yet("that counts every passage either side found: count only the rows marked 'in both'")
     if count in (len(a_ids), len(b_ids)):
         return not_yet("that is how many passages one side retrieved: count those the two sides share")
-    return not_yet(f"{'too many' if count > shared else 'too few'}: count the rows of the A/B table marked 'in both'")
+    return not_yet("not the number of passages both sides retrieved: count the rows of the A/B table marked 'in both'")
 
 
 @self_check
@@ -73,10 +73,9 @@ def check_separating_floor(floor: object, answerable_hits: Sequence[Hit], unansw
     keep, drop = best_cosine(answerable_hits), best_cosine(unanswerable_hits)
     if drop >= keep:
         return not_yet("no floor separates these two questions: their best passages are equally close; pick others")
-    if floor > keep:
-        return not_yet("this floor also drops the answerable question's best passage: lower it")
-    if floor <= drop:
-        return not_yet("at this floor the unanswerable question still keeps a passage: raise it")
+    if floor > keep or floor <= drop:
+        return not_yet("this floor does not keep the answerable question's best passage and drop every passage of "
+                       "the unanswerable one both: read the best cosine of each and choose between them")  # fmt: skip
     return verdict(True, "the answerable question keeps its best passage, the unanswerable one gets none.", "")
 
 
@@ -98,9 +97,8 @@ def check_smallest_k(answer: object, question: Question, hits_at: HitsAt) -> boo
         return not_yet(f"no k up to {MAX_K} brings the reference answer in: choose another gold question")
     if k == expected:
         return verdict(True, f"at k = {k} the evidence reaches the reader, and not below.", "")
-    if k < expected:
-        return not_yet(f"at k = {k} no retrieved passage holds the reference answer yet: raise k")
-    return not_yet(f"at k = {k} the evidence is in, but it already is at a smaller k: lower k until it drops out")
+    return not_yet(f"k = {k} is not the smallest k whose passages hold a reference answer: read the passages at "
+                   "each k from 1 up")  # fmt: skip
 
 
 def answer_in_top_k(questions: Sequence[Question], hits_at: Callable[[str, int], Sequence[Hit]], k: int) -> int:
@@ -126,8 +124,8 @@ def check_answer_in_top_k(
             return not_yet(f"k = {k}: {'a share: give the number of questions' if share else 'not a whole number'}")
         expected = answer_in_top_k(questions, hits_at, k)
         if count != expected:
-            return not_yet(f"k = {k}: {'too many' if count > expected else 'too few'} questions; a question counts "
-                           "once when any of its top-k passages holds one of its answers")  # fmt: skip
+            return not_yet(f"k = {k}: not the count; a question counts once when any of its top-k passages holds "
+                           "one of its answers")  # fmt: skip
     return verdict(True, f"answer-in-top-k for k = {', '.join(str(k) for k in sorted(answer))} over "
                    f"{len(questions)} questions.", "")  # fmt: skip
 

@@ -164,8 +164,8 @@ def check_chunk_count(answer: object, documents: Sequence[Document], strategy: s
         return not_yet(f"that is the count with the strategy's own sizes; pass {label[len(strategy) :]}")
     if params.get("overlap") and count == len(chunk_documents(documents, strategy, **{**params, "overlap": 0})):
         return not_yet("that is the count without overlap: overlapping windows start more often, so there are more")
-    direction = "too many" if count > expected else "too few"
-    return not_yet(f"{direction} chunks for {label} on these documents; chunk exactly these documents with it")
+    return not_yet(f"not the number of chunks {label} makes of these documents: chunk exactly these documents with "
+                   "it and count")  # fmt: skip
 
 
 @self_check

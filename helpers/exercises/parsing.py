@@ -92,5 +92,4 @@ def check_whole_quotes(answer: object, coverage: pd.DataFrame) -> bool:
     if counts == whole_quote_counts(coverage, "≥ half found"):
         return not_yet("those count the quotes found at least half: count the ones found whole ('quotes found')")
     name = next(name for name in expected if counts[name] != expected[name])
-    return not_yet(f"the count for {name!r} is {'too high' if counts[name] > expected[name] else 'too low'}: "
-                   "the share found whole times the number of quotes")  # fmt: skip
+    return not_yet(f"the count for {name!r} is off: the share found whole times the number of quotes")

@@ -6,11 +6,11 @@ query word, a word no document has) and on real ones (dev questions over the cou
 the kit's reference (`helpers.retrieval.bm25.bm25_scores`, `helpers.retrieval.hybrid.min_max_fusion`,
 `rrf_scores`), and names the usual slip — idf without its "1 +", a numerator with k1 + 1, no length discount,
 scores not normalised, ranks counted from 0 — without printing the expected values.
-`check_best_rrf_k` measures recall@5 for each RRF constant again and asks for the chosen one's too; `check_missed_by_all` and
-`check_synonym_rule` read the table of retrievers and try the student's synonym rule on the question it is for and
-on the whole dev split (a rule fitted to one question that lowers mean recall@5 there is "not yet");
-`check_dedupe_by_page(dedupe_by_page, hits)` runs the student's dedupe on a made-up ranking (two pages of one
-PDF, chunks with no page number) and on real hits, against the best-scoring hit of each (source, page).
+`check_best_rrf_k` measures recall@5 for each RRF constant again and asks for the chosen one's too;
+`check_missed_by_all` and `check_synonym_rule` read the table of retrievers and try the student's synonym rule on
+the question it is for and on the whole dev split (a rule fitted to one question that lowers mean recall@5 there
+is "not yet"); `check_dedupe_by_page(dedupe_by_page, hits)` runs the student's dedupe on a made-up ranking (two
+pages of one PDF, chunks with no page number) and on real hits, against the best-scoring hit of each (source, page).
 What it leaves out: whether a dedupe retrieves better on the whole split, which the notebook measures, and the
 synonym rule on the test split, which the student answers in prose.
 """

@@ -55,7 +55,8 @@ def check_disagreements(answer: object, questions: Sequence[str], reference: Sea
         return not_yet(f"that is the count at k = 5: ask both searchers for the top {k}")
     if listed is not None:
         return not_yet("some listed questions agree, or some that differ are missing: compare the two lists of each")
-    return not_yet(f"{'too many' if count > len(expected) else 'too few'}: compare the top-{k} ids of every question")
+    return not_yet(f"not the count of questions whose top-{k} id lists differ: compare the two lists of every "
+                   "question")  # fmt: skip
 
 
 def id_changes(old_nodes: Sequence[BaseNode], new_nodes: Sequence[BaseNode]) -> dict[str, int]:
@@ -84,5 +85,4 @@ def check_changed_document(counts: object, old_nodes: Sequence[BaseNode], new_no
     if given["written"] == len(new_nodes) and given["removed_stale"] == 0:
         return not_yet("those are the counts of a first ingestion: the second upsert writes only ids not stored yet")
     wrong = next(key for key in given if given[key] != expected[key])
-    direction = "too high" if given[wrong] > expected[wrong] else "too low"  # type: ignore[operator]
-    return not_yet(f"{wrong!r} is {direction}: compare the chunk ids of the two versions (node.node_id)")
+    return not_yet(f"{wrong!r} is off: compare the chunk ids of the two versions (node.node_id)")
