@@ -173,7 +173,7 @@ def test_the_live_sample_stops_at_its_time_budget_but_never_checks_none(bundle: 
 
 
 def test_a_rebuild_can_keep_the_notebooks_it_did_not_record(bundle: Settings, tmp_path: Path) -> None:
-    from helpers.llm import build_shipped
+    from bench import shipped_answers
 
     out = shipped.bundle_path(bundle)
     header, before = shipped.read_bundle(out)
@@ -187,11 +187,11 @@ def test_a_rebuild_can_keep_the_notebooks_it_did_not_record(bundle: Settings, tm
     rows = [{"ns": "answers", "key": changed[1], "value": {"text": "re-recorded"}},
             {"ns": "outputs", "key": "f" * 64, "value": "new"}]  # fmt: skip
     (recordings / "06.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert build_shipped.main(recordings, bundle, "abc", keep=True) == 0
+    assert shipped_answers.main(recordings, bundle, "abc", keep=True) == 0
     header, after = shipped.read_bundle(out)
     assert len(after) == len(before) + 1 and after[changed] == {"text": "re-recorded"}
     assert header["recorded_per_notebook"] == {"01": 30, "06": 2} and header["commit"].startswith("abc (kept: ")
-    assert build_shipped.main(recordings, bundle, "abc") == 0  # without --keep: only what was recorded
+    assert shipped_answers.main(recordings, bundle, "abc") == 0  # without --keep: only what was recorded
     assert len(shipped.read_bundle(out)[1]) == 2
 
 

@@ -8,7 +8,7 @@ so a text whose key is not in the seed (another chunking, a changed corpus, anot
 usual. On load the file is checked (model id, shapes, finite unit-length vectors); a file that fails is
 ignored with a warning, never trusted.
 
-    .venv/bin/python -m helpers.embedding.build_shipped   # after the corpus or the default chunking changed
+    .venv/bin/python -m bench.shipped_vectors   # after the corpus or the default chunking changed
 
 What it leaves out: the vectors of other chunkings and other corpora, and float32 precision (float16 keeps
 cosine similarities within about 1e-3; the vectors are normalised again after loading).

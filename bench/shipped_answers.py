@@ -1,4 +1,4 @@
-"""Build the shipped answers from recorded notebook runs: `python -m helpers.llm.build_shipped RECORDINGS`.
+"""Build the shipped answers from recorded notebook runs: `python -m bench.shipped_answers RECORDINGS`.
 
 What it does: reads the JSONL files `bench.notebooks --record RECORDINGS` wrote (one per notebook: every LLM output
 the notebook looked up, whether computed or read from a cache) and writes `course_data/answers/<model>.jsonl.gz`
@@ -6,18 +6,19 @@ with a header naming the model file's sha256, the commit and machine that comput
 each notebook contributed. Run it after a full-profile run of the notebooks with the default reader:
 
     .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers
-    .venv/bin/python -m helpers.llm.build_shipped /tmp/answers
+    .venv/bin/python -m bench.shipped_answers /tmp/answers
 
 The `ci` profile's bundle (the 0.5B reader's) is recorded from the whole test suite in one file:
 
     KIT_RECORD_ANSWERS=/tmp/suite/suite.jsonl bash scripts/test.sh
-    KIT_LLM_MODEL=qwen2.5-coder-0.5b .venv/bin/python -m helpers.llm.build_shipped /tmp/suite
+    KIT_LLM_MODEL=qwen2.5-coder-0.5b .venv/bin/python -m bench.shipped_answers /tmp/suite
 
 To add notebooks to a bundle without recording the others again, `--keep` carries over the committed bundle's
 entries (same model file only) and its per-notebook counts for the notebooks not in RECORDINGS:
 
-    .venv/bin/python -m helpers.llm.build_shipped /tmp/answers --keep
+    .venv/bin/python -m bench.shipped_answers /tmp/answers --keep
 
+A maintainer's tool, so it lives beside the benchmarks, outside the package students import.
 What it leaves out: checking the outputs (each kernel that uses them recomputes a seeded sample live), and
 pruning kept entries no notebook asks for any more (record every notebook again for that).
 """

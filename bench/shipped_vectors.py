@@ -1,10 +1,9 @@
-"""Regenerate the shipped course vectors: `python -m helpers.embedding.build_shipped`.
+"""Regenerate the shipped course vectors: `python -m bench.shipped_vectors`.
 
 What it does: embeds the course corpus under the default model and chunking with the `Embedder` (its cache
-serves what it already has) and writes the file `shipped.py` reads: one for the default embedder (ONNX
-int8) and one for torch float32 (`embed_backend = "local"`, the fallback where ONNX Runtime is missing).
-It is its own module because it needs the embedder, and the embedder reads the seed: apart, neither imports
-the other in a circle.
+serves what it already has) and writes the file `helpers/embedding/shipped.py` reads: one for the default
+embedder (ONNX int8) and one for torch float32 (`embed_backend = "local"`, the fallback where ONNX Runtime is
+missing). A maintainer's tool, so it lives beside the benchmarks, outside the package students import.
 What it leaves out: checking a seed (`ShippedVectors.load` does that) and other corpora.
 """
 
@@ -39,7 +38,7 @@ def build_shipped(settings: Settings, folder: Path = SHIPPED_DIR, **embedder: st
 
 
 def main(settings: Settings) -> int:
-    """`python -m helpers.embedding.build_shipped`: regenerate the shipped course vectors."""
+    """`python -m bench.shipped_vectors`: regenerate the shipped course vectors."""
     for embedder in SEEDED:
         start = time.perf_counter()
         path, count = build_shipped(settings, **embedder)
