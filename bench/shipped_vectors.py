@@ -11,14 +11,37 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from helpers.config import Settings, load_settings
 from helpers.embedding.cache import EmbeddingCache
 from helpers.embedding.embedder import Embedder
-from helpers.embedding.shipped import SHIPPED_DIR, course_embed_texts, write_shipped
+from helpers.embedding.shipped import FORMAT, SHIPPED_DIR, shipped_path
 
 SEEDED = ({}, {"embed_backend": "local", "embed_precision": "fp32"})  # the default, and torch float32
+
+
+def write_shipped(model_id: str, keys: Sequence[str], vectors: np.ndarray, folder: Path = SHIPPED_DIR) -> Path:
+    """Write a seed file: keys as 32 raw bytes each, vectors as float16."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = shipped_path(model_id, folder)
+    raw_keys = np.frombuffer(b"".join(bytes.fromhex(key) for key in keys), dtype=np.uint8).reshape(len(keys), 32)
+    np.savez_compressed(
+        path, format=FORMAT, model_id=model_id, keys=raw_keys, vectors=np.asarray(vectors, dtype=np.float16)
+    )
+    return path
+
+
+def course_embed_texts(settings: Settings) -> list[str]:
+    """What the embedder sees for every chunk of the course corpus under the settings' chunking."""
+    from helpers.chunking import chunk_for_settings
+    from helpers.parsing import parse_folder
+
+    documents = parse_folder(settings.paths.corpus_dir, progress=False, cache_dir=settings.paths.cache_dir).documents
+    return [node.get_content(metadata_mode="embed") for node in chunk_for_settings(documents, settings.chunking)]
 
 
 def build_shipped(settings: Settings, folder: Path = SHIPPED_DIR, **embedder: str) -> tuple[Path, int]:
