@@ -11,7 +11,7 @@ What it leaves out: nbval's output comparison (the test command does that), the 
     .venv/bin/python -m bench.notebooks [--smoke] [--only 00,03] [--profile full]
 
     .venv/bin/python -m bench.notebooks --profile full --only 06 --cold-llm-cache
-    .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers  # then helpers.llm.build_shipped
+    .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers  # then bench.shipped_answers
     .venv/bin/python -m bench.notebooks --student --only 00,01   # cold and warm, from set-up's caches
     .venv/bin/python -m bench.notebooks --student --cold-only --only 07,08   # the cold pass alone
 

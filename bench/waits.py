@@ -310,8 +310,8 @@ def main() -> None:
         parser.add_argument("--folder", type=Path, default=None, help="real documents (default: the rebuilt set)")
 
     args = arguments(__doc__.splitlines()[0], options)
+    from bench.shipped_vectors import course_embed_texts
     from helpers.config import get_settings
-    from helpers.embedding.shipped import course_embed_texts
 
     settings = get_settings()
     folder = args.folder or settings.paths.data_dir / "realworld" / "docs"

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.shipped_vectors import SEEDED, course_embed_texts, write_shipped
 from helpers.config import Settings, get_settings
 from helpers.embedding import Embedder, EmbeddingCache
-from helpers.embedding.build_shipped import SEEDED
-from helpers.embedding.shipped import ShippedVectors, course_embed_texts, shipped_path, write_shipped
+from helpers.embedding.shipped import ShippedVectors, shipped_path
 
-REGENERATE = ".venv/bin/python -m helpers.embedding.build_shipped"
+REGENERATE = ".venv/bin/python -m bench.shipped_vectors"
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.shipped_answers import write_bundle
 from helpers.config import Settings
 from helpers.llm import shipped
 from helpers.llm.cache import CachedCompleter, CachedLLM, DiskCache, prompt_key
@@ -56,7 +57,7 @@ def bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_settings: Settin
         recorder.chat(ask(question), 20)
     recorder.close()
     monkeypatch.delenv(shipped.RECORD_ENV)
-    count = shipped.write_bundle([recording], settings, shipped.bundle_path(settings), {"commit": "test"})
+    count = write_bundle([recording], settings, shipped.bundle_path(settings), {"commit": "test"})
     assert count == len(QUESTIONS)
     return settings.replace(cache_dir=tmp_path / "student-cache")
 
@@ -107,7 +108,7 @@ def test_completer_outputs_are_checked_against_the_model_itself(bundle: Settings
         {"ns": "outputs", "key": shipped_key(q), "value": {"text": f"answer to {q}", "seconds": 1.0}} for q in QUESTIONS
     ]
     recording.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    shipped.write_bundle([recording], bundle, shipped.bundle_path(bundle), {})
+    write_bundle([recording], bundle, shipped.bundle_path(bundle), {})
     shipped._LOADED.clear()
     model = CountingLLM()
     completer = CachedCompleter(
@@ -127,8 +128,8 @@ def test_the_same_recordings_give_the_same_bytes(bundle: Settings, tmp_path: Pat
     rows = [{"ns": "answers", "key": f"{i:064x}", "value": {"text": str(i)}} for i in (3, 1, 2)]
     recording.write_text("".join(json.dumps(r) + "\n" for r in rows))
     first, second = tmp_path / "first.jsonl.gz", tmp_path / "second.jsonl.gz"
-    shipped.write_bundle([recording], bundle, first, {"commit": "x"})
-    shipped.write_bundle([recording], bundle, second, {"commit": "x"})
+    write_bundle([recording], bundle, first, {"commit": "x"})
+    write_bundle([recording], bundle, second, {"commit": "x"})
     assert first.read_bytes() == second.read_bytes()
     header, entries = shipped.read_bundle(first)
     assert list(entries) == sorted(entries) and header["commit"] == "x"
@@ -140,7 +141,7 @@ def test_a_bundle_leaves_out_what_another_model_answered(bundle: Settings, tmp_p
     rows = [{"ns": "answers", "key": "a" * 64, "value": {"text": "mine"}, "model": bundle.llm.llm_model},
             {"ns": "answers", "key": "b" * 64, "value": {"text": "other"}, "model": "smollm2-135m"}]  # fmt: skip
     recording.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert shipped.write_bundle([recording], bundle, tmp_path / "out.jsonl.gz", {}) == 1
+    assert write_bundle([recording], bundle, tmp_path / "out.jsonl.gz", {}) == 1
 
 
 def test_the_committed_bundle_is_for_the_default_reader() -> None:
@@ -173,12 +174,12 @@ def test_the_live_sample_stops_at_its_time_budget_but_never_checks_none(bundle: 
 
 
 def test_a_rebuild_can_keep_the_notebooks_it_did_not_record(bundle: Settings, tmp_path: Path) -> None:
-    from helpers.llm import build_shipped
+    from bench import shipped_answers
 
     out = shipped.bundle_path(bundle)
     header, before = shipped.read_bundle(out)
     header["recorded_per_notebook"] = {"01": 30, "06": 5}
-    shipped.write_bundle(
+    write_bundle(
         [], bundle, out, {k: v for k, v in header.items() if k not in ("format", "model", "model_sha256")}, before
     )
     recordings = tmp_path / "new"
@@ -187,11 +188,11 @@ def test_a_rebuild_can_keep_the_notebooks_it_did_not_record(bundle: Settings, tm
     rows = [{"ns": "answers", "key": changed[1], "value": {"text": "re-recorded"}},
             {"ns": "outputs", "key": "f" * 64, "value": "new"}]  # fmt: skip
     (recordings / "06.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert build_shipped.main(recordings, bundle, "abc", keep=True) == 0
+    assert shipped_answers.main(recordings, bundle, "abc", keep=True) == 0
     header, after = shipped.read_bundle(out)
     assert len(after) == len(before) + 1 and after[changed] == {"text": "re-recorded"}
     assert header["recorded_per_notebook"] == {"01": 30, "06": 2} and header["commit"].startswith("abc (kept: ")
-    assert build_shipped.main(recordings, bundle, "abc") == 0  # without --keep: only what was recorded
+    assert shipped_answers.main(recordings, bundle, "abc") == 0  # without --keep: only what was recorded
     assert len(shipped.read_bundle(out)[1]) == 2
 
 

@@ -5,7 +5,7 @@ Run once by the collection's maintainer, from a fetched copy of the repository (
 commit it finds and records every PDF there (path, rebuilt path, sha256, size in bytes), after checking that
 each one starts with `%PDF` (a Git LFS pointer or an HTML error page would not). Students never run it; they
 run `rebuild.py`, which reads the manifest this writes. The git work and the command line are shared with the
-real-document set (`helpers.corpus.pinned`).
+real-document set (`course_data/pinning.py`).
 What it leaves out: fetching, and any choice inside the volume: every PDF it holds is taken, papers and
 supplements alike.
 """
@@ -16,17 +16,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the kit, when this runs as a script
-from helpers.corpus.pinned import (
-    PAPERS,
-    RepoMissing,
-    doc_path,
-    find_git_dir,
-    git_bytes,
-    git_head,
-    git_paths,
-    make_manifest_main,
-    pin_repo,
-)
+from course_data.pinning import doc_path, git_head, git_paths, make_manifest_main, pin_repo
+from helpers.corpus.pinned import PAPERS, RepoMissing, find_git_dir, git_bytes
 
 # (owner/name, what it is, licence note): every PDF of each repository's tree at HEAD is pinned.
 SOURCES = [

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the kit, when this runs as a script
-from helpers.corpus.pinned import REALWORLD, doc_path, find_git_dir, git_head, make_manifest_main, pin_repo
+from course_data.pinning import doc_path, git_head, make_manifest_main, manifest_document, pin_repo
+from helpers.corpus.pinned import REALWORLD, find_git_dir
 
 # (owner/name, university, licence note, [paths in the repository]); the rebuilt path is `rebuilt_path()`.
 SOURCES = [
@@ -91,7 +92,7 @@ def repositories(mirror_root: Path) -> list[dict]:
 
 def manifest(mirror_root: Path) -> dict:
     """The manifest for SOURCES at each repository's current HEAD."""
-    return REALWORLD.manifest_document(repositories(mirror_root))
+    return manifest_document(REALWORLD, repositories(mirror_root))
 
 
 if __name__ == "__main__":

@@ -10,13 +10,12 @@ of a machine-learning proceedings).
     ...     docs = ingest_folder(PAPERS.docs_dir(settings))
     >>> questions = PAPERS.load("dev")
 
-Below it, what the sets' two scripts share: `find_git_dir` (a fetch mirror `<root>/<owner>+<name>/repo` or a
-plain clone), `git_head`, `git_paths`, `git_bytes`, `pin_repo` (files with their sha256 and size),
-`rebuild` (extract every file at its pinned commit, checking the hash, leaving intact files alone) and the two
-command lines, `make_manifest_main` and `rebuild_main`.
+Below it, what rebuilding needs: `find_git_dir` (a fetch mirror `<root>/<owner>+<name>/repo` or a plain clone),
+`git_bytes`, `rebuild` (extract every file at its pinned commit, checking the hash, leaving intact files alone)
+and the sets' `rebuild.py` command line, `rebuild_main`.
 What it leaves out: fetching (nothing here touches the network: a missing repository is named with the
-lines that get it), choosing the files (each set's `make_manifest.py`), and committing the documents: only
-the manifests are committed.
+lines that get it), writing the manifests (the maintainer's `make_manifest.py` of each set, with
+`course_data/pinning.py`), and committing the documents: only the manifests are committed.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,14 +84,6 @@ class PinnedSet:
         """The set's questions, optionally one split (`dev` for tuning, `test` for reported numbers)."""
         return load_gold(split, path=self.questions_path)
 
-    def manifest_document(self, repositories: list[dict]) -> dict:
-        """The whole manifest around its repository entries (as `make_manifest.py` writes it)."""
-        return {
-            "format": f"{self.name}-manifest 1.0",
-            "docs_dir": f".kit_data/{self.name}/docs",
-            "repositories": repositories,
-        }
-
 
 REALWORLD = PinnedSet("realworld", "the real-document set")
 PAPERS = PinnedSet("papers", "the paper collection")
@@ -115,7 +105,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _git(git_dir: Path, *args: str) -> bytes:
+def run_git(git_dir: Path, *args: str) -> bytes:
     """Run git on one repository and return its stdout; a failure raises CalledProcessError."""
     return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True).stdout
 
@@ -152,42 +142,16 @@ def find_git_dir(repo: str, root: Path) -> Path:
     raise RepoMissing(f"no local copy of {repo} under {root}. Get it with:\n{_get_hint(repo, root)}")
 
 
-def git_head(git_dir: Path) -> str:
-    """The commit sha HEAD points to."""
-    return _git(git_dir, "rev-parse", "HEAD").decode().strip()
-
-
-def git_paths(git_dir: Path, commit: str) -> list[str]:
-    """Every file path of the tree at commit, sorted."""
-    return sorted(_git(git_dir, "ls-tree", "-r", "--name-only", "-z", commit).decode().split("\0")[:-1])
-
-
 def git_bytes(git_dir: Path, commit: str, path: str) -> bytes:
     """The bytes of path at commit; RepoMissing when the commit or the file is not in this copy."""
     try:
-        return _git(git_dir, "show", f"{commit}:{path}")
+        return run_git(git_dir, "show", f"{commit}:{path}")
     except subprocess.CalledProcessError as error:
         reason = error.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["git show failed"]
         raise RepoMissing(
             f"{git_dir}: cannot read {path} at commit {commit[:12]} ({reason[0]}); "
             f"the copy may be shallow or older: `git --git-dir={git_dir} fetch origin {commit}`"
         ) from None
-
-
-def doc_path(repo: str, path: str) -> str:
-    """Where a file of a repository is rebuilt, relative to the set's docs folder: `<repository name>/<path>`."""
-    return f"{repo.split('/')[1]}/{path}"
-
-
-def pin_repo(
-    repo: str, git_dir: Path, commit: str, paths: list[str], doc_of: Callable[[str, str], str], about: dict
-) -> dict:
-    """A manifest entry: the repository at commit, `about` (what it is, its licence), every path pinned."""
-    files = []
-    for path in paths:
-        data = git_bytes(git_dir, commit, path)
-        files.append({"path": path, "doc": doc_of(repo, path), "sha256": sha256(data), "size": len(data)})
-    return {"repo": repo, "url": f"https://github.com/{repo}", "commit": commit, **about, "files": files}
 
 
 def _write_atomically(target: Path, data: bytes) -> None:
@@ -248,22 +212,4 @@ def rebuild_main(pinned: PinnedSet, settings: Settings, argv: list[str] | None =
         return 1
     files = [p for p in out.rglob("*") if p.is_file()]
     print(f"docs ready: {out} ({len(files)} files, {sum(p.stat().st_size for p in files) / 2**20:.1f} MB)")
-    return 0
-
-
-def make_manifest_main(
-    pinned: PinnedSet, repositories: Callable[[Path], list[dict]], argv: list[str] | None = None, description: str = ""
-) -> int:
-    """A set's `make_manifest.py` command line: pin `repositories(mirror_root)` and write the manifest."""
-    parser = argparse.ArgumentParser(description=description or f"Write the manifest of {pinned.what}.")
-    parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)
-    args = parser.parse_args(argv)
-    try:
-        data = pinned.manifest_document(repositories(args.mirror_root))
-    except RepoMissing as error:
-        print(error, file=sys.stderr)
-        return 1
-    pinned.manifest_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    count = sum(len(r["files"]) for r in data["repositories"])
-    print(f"wrote {pinned.manifest_path.name}: {len(data['repositories'])} repositories, {count} files")
     return 0

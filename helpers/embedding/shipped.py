@@ -8,7 +8,7 @@ so a text whose key is not in the seed (another chunking, a changed corpus, anot
 usual. On load the file is checked (model id, shapes, finite unit-length vectors); a file that fails is
 ignored with a warning, never trusted.
 
-    .venv/bin/python -m helpers.embedding.build_shipped   # after the corpus or the default chunking changed
+    .venv/bin/python -m bench.shipped_vectors   # after the corpus or the default chunking changed
 
 What it leaves out: the vectors of other chunkings and other corpora, and float32 precision (float16 keeps
 cosine similarities within about 1e-3; the vectors are normalised again after loading).
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers.config import REPO_ROOT, Settings
+from helpers.config import REPO_ROOT
 
 SHIPPED_DIR = REPO_ROOT / "course_data" / "index"
 FORMAT = "kit-embedding-seed 1"
@@ -88,23 +88,3 @@ def _check(found_format: str, found_model: str, model_id: str, keys: np.ndarray,
     if not np.all(np.abs(norms - 1) < NORM_TOLERANCE):
         return "vectors that are not of length 1 (damaged?)"
     return ""
-
-
-def write_shipped(model_id: str, keys: Sequence[str], vectors: np.ndarray, folder: Path = SHIPPED_DIR) -> Path:
-    """Write a seed file: keys as 32 raw bytes each, vectors as float16."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = shipped_path(model_id, folder)
-    raw_keys = np.frombuffer(b"".join(bytes.fromhex(key) for key in keys), dtype=np.uint8).reshape(len(keys), 32)
-    np.savez_compressed(
-        path, format=FORMAT, model_id=model_id, keys=raw_keys, vectors=np.asarray(vectors, dtype=np.float16)
-    )
-    return path
-
-
-def course_embed_texts(settings: Settings) -> list[str]:
-    """What the embedder sees for every chunk of the course corpus under the settings' chunking."""
-    from helpers.chunking import chunk_for_settings
-    from helpers.parsing import parse_folder
-
-    documents = parse_folder(settings.paths.corpus_dir, progress=False, cache_dir=settings.paths.cache_dir).documents
-    return [node.get_content(metadata_mode="embed") for node in chunk_for_settings(documents, settings.chunking)]

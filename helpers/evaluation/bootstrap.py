@@ -41,9 +41,7 @@ class BootstrapResult:
         )
 
 
-def resampled_mean_differences(
-    a: np.ndarray, b: np.ndarray, resamples: int = RESAMPLES, seed: int = 0
-) -> np.ndarray:
+def resampled_mean_differences(a: np.ndarray, b: np.ndarray, resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
     """The kit's "bootstrap" slot: mean(b - a) of each of `resamples` seeded redraws of the pairs, with replacement."""
     diffs = b - a
     rng = np.random.default_rng(seed)

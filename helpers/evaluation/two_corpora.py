@@ -68,10 +68,7 @@ def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any
     settings = (base or get_settings()).replace(**changes)
     chunking = "_".join(str(value_of(settings, key)) for key in CHUNK_KEYS).replace("-", "m")
     chunking += "_ctx" if settings.chunking.chunk_context else ""  # other embedded text: an index of its own
-    if settings.embedding.embed_backend not in (
-        "onnx",
-        "local",
-    ):  # other vectors of the same size: never reuse MiniLM's
+    if settings.embedding.embed_backend not in ("onnx", "local"):  # other vectors of the same size: not MiniLM's
         chunking += f"_{settings.embedding.embed_backend}"
     from helpers.store import class_collection
 

@@ -118,5 +118,3 @@ def best_strategy(table: pd.DataFrame, by: str = f"recall in {CONTEXT_BUDGET} to
     """The strategy with the highest score in column `by`, ties broken by MRR, then by fewer chunks."""
     ranked = table.sort_values([by, "MRR", "chunks"], ascending=[False, False, True], kind="stable")
     return str(ranked.iloc[0]["strategy"])
-
-

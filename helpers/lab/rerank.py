@@ -182,23 +182,11 @@ def plot_depth_sweep(table: pd.DataFrame) -> None:
 
 # How much each notebook section measures: everything in `full`; in `ci`, seeded subsets within the notebook budget.
 BUDGETS = {
-    "full": {
-        "per_category": None,
-        "llm_questions": 20,
-        "llm_depth": 10,
-        "depths": (5, 10, 20, 40),
-        "llm_rows": None,
-        "sweep_rows": None,
-    },
-    "ci": {
-        "per_category": 3,
-        "llm_questions": 4,
-        "llm_depth": 5,
-        "depths": (5, 10, 20),
-        "llm_rows": 5,
-        "sweep_rows": 10,
-    },
-}
+    "full": {"per_category": None, "llm_questions": 20, "llm_depth": 10, "depths": (5, 10, 20, 40), "llm_rows": None,
+             "sweep_rows": None},
+    "ci": {"per_category": 3, "llm_questions": 4, "llm_depth": 5, "depths": (5, 10, 20), "llm_rows": 5,
+           "sweep_rows": 10},
+}  # fmt: skip
 
 
 def profile_questions(questions: Sequence[Question], profile: str, seed: int = 0) -> list[Question]:

@@ -86,16 +86,13 @@ def threshold_sweep(
     for threshold in thresholds:
         kept = [(q, above_threshold(hits, threshold)) for q, hits in answerable]
         recalls = [recall_at_k(relevance_labels(hits, q.evidence), k, len(q.evidence)) for q, hits in kept]
-        rows.append(
-            {
-                "threshold": threshold,
-                f"recall@{k}": round(statistics.mean(recalls), 3),
-                "answerable left empty": round(statistics.mean(not hits for _, hits in kept), 3),
-                "unanswerable left empty": round(
-                    statistics.mean(not above_threshold(h, threshold) for h in unanswerable), 3
-                ),
-            }
-        )
+        unanswerable_empty = statistics.mean(not above_threshold(hits, threshold) for hits in unanswerable)
+        rows.append({
+            "threshold": threshold,
+            f"recall@{k}": round(statistics.mean(recalls), 3),
+            "answerable left empty": round(statistics.mean(not hits for _, hits in kept), 3),
+            "unanswerable left empty": round(unanswerable_empty, 3),
+        })  # fmt: skip
     return pd.DataFrame(rows).set_index("threshold")
 
 

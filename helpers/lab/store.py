@@ -41,15 +41,13 @@ def agreement_table(questions: Sequence[str], reference: Searcher, others: Mappi
     rows = []
     for name, search in others.items():
         pairs = list(zip([search(q) for q in questions], expected, strict=True))
-        rows.append(
-            {
-                "searcher": name,
-                "questions": len(questions),
-                "identical top-k lists": np.mean([[i for i, _ in g] == [i for i, _ in e] for g, e in pairs]),
-                "same top-k sets": np.mean([{i for i, _ in g} == {i for i, _ in e} for g, e in pairs]),
-                "identical up to ties": np.mean([_same_scores(g, e) for g, e in pairs]),
-            }
-        )
+        rows.append({
+            "searcher": name,
+            "questions": len(questions),
+            "identical top-k lists": np.mean([[i for i, _ in g] == [i for i, _ in e] for g, e in pairs]),
+            "same top-k sets": np.mean([{i for i, _ in g} == {i for i, _ in e} for g, e in pairs]),
+            "identical up to ties": np.mean([_same_scores(g, e) for g, e in pairs]),
+        })  # fmt: skip
     return pd.DataFrame(rows).set_index("searcher").round(3)
 
 

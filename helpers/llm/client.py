@@ -98,46 +98,35 @@ class LocalLLM:
             self._anchors[key] = state
         self._llama.load_state(self._anchors[key])
 
-    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
-        """One chat completion."""
-        start = time.perf_counter()
+    def _create(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Any:
+        """llama.cpp's chat completion from the prompt's anchor state (extra: stream, response_format)."""
         self._start_from_anchor(messages)
-        out: Any = self._llama.create_chat_completion(
-            messages=messages, max_tokens=max_tokens, temperature=self.settings.llm.temperature, seed=self.settings.seed
-        )
-        usage = out["usage"]
-        return Completion(
-            out["choices"][0]["message"]["content"] or "",
-            usage["prompt_tokens"],
-            usage["completion_tokens"],
-            time.perf_counter() - start,
-        )
-
-    def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
-        """One chat completion whose text is JSON matching `schema` (llama.cpp turns the schema into a grammar)."""
-        start = time.perf_counter()
-        self._start_from_anchor(messages)
-        out: Any = self._llama.create_chat_completion(
+        return self._llama.create_chat_completion(
             messages=messages,
             max_tokens=max_tokens,
             temperature=self.settings.llm.temperature,
             seed=self.settings.seed,
-            response_format={"type": "json_object", "schema": schema},
+            **extra,
         )
+
+    def _chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
+        """One timed chat completion with its token counts."""
+        start = time.perf_counter()
+        out = self._create(messages, max_tokens, **extra)
         text, usage = out["choices"][0]["message"]["content"] or "", out["usage"]
         return Completion(text, usage["prompt_tokens"], usage["completion_tokens"], time.perf_counter() - start)
 
+    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
+        """One chat completion."""
+        return self._chat(messages, max_tokens)
+
+    def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
+        """One chat completion whose text is JSON matching `schema` (llama.cpp turns the schema into a grammar)."""
+        return self._chat(messages, max_tokens, response_format={"type": "json_object", "schema": schema})
+
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """Yield the answer piece by piece as it is generated."""
-        self._start_from_anchor(messages)
-        chunks: Any = self._llama.create_chat_completion(
-            messages=messages,
-            max_tokens=max_tokens,
-            temperature=self.settings.llm.temperature,
-            seed=self.settings.seed,
-            stream=True,
-        )
-        for chunk in chunks:
+        for chunk in self._create(messages, max_tokens, stream=True):
             piece = chunk["choices"][0]["delta"].get("content")
             if piece:
                 yield piece
@@ -236,25 +225,21 @@ class OpenAICompatibleLLM:
         except (OpenAIError, ValueError) as err:  # ValueError: a body that is not JSON at all
             raise self._error(err) from None
 
-    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
-        """One chat completion from the endpoint."""
+    def _chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
+        """One timed chat completion with its token counts (0 when the endpoint sends none)."""
         start = time.perf_counter()
-        out = self._create(messages, max_tokens, stream=False)
-        usage = out.usage
-        return Completion(
-            out.choices[0].message.content or "",
-            usage.prompt_tokens if usage else 0,
-            usage.completion_tokens if usage else 0,
-            time.perf_counter() - start,
-        )
-
-    def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
-        """One chat completion in JSON mode; the endpoint does not enforce `schema`, so the caller validates."""
-        start = time.perf_counter()
-        out = self._create(messages, max_tokens, stream=False, response_format={"type": "json_object"})
+        out = self._create(messages, max_tokens, stream=False, **extra)
         text, usage = out.choices[0].message.content or "", out.usage
         tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
         return Completion(text, *tokens, time.perf_counter() - start)
+
+    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
+        """One chat completion from the endpoint."""
+        return self._chat(messages, max_tokens)
+
+    def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
+        """One chat completion in JSON mode; the endpoint does not enforce `schema`, so the caller validates."""
+        return self._chat(messages, max_tokens, response_format={"type": "json_object"})
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """Yield the answer piece by piece from the endpoint."""

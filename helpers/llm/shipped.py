@@ -28,7 +28,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -201,11 +201,6 @@ def shipped_report() -> str:
     return LEDGER.line()
 
 
-def recording() -> bool:
-    """Whether looked-up outputs are being recorded (so callers can skip computing a key for nothing)."""
-    return bool(os.environ.get(RECORD_ENV))
-
-
 def record(namespace: str, key: str, value: Any, model: str) -> None:
     """Append one looked-up output of `model` to the recording file, when one is set (building a bundle)."""
     target = os.environ.get(RECORD_ENV)
@@ -214,31 +209,3 @@ def record(namespace: str, key: str, value: Any, model: str) -> None:
     row = {"ns": namespace, "key": key, "value": value, "model": model}
     with open(target, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
-def write_bundle(
-    recordings: Iterable[Path],
-    settings: Settings,
-    out: Path,
-    about: dict[str, Any],
-    kept: dict[tuple[str, str], Any] | None = None,
-) -> int:
-    """Write the recorded outputs of the configured model as a bundle (sorted, reproducible); returns the count.
-
-    `kept` are entries of an earlier bundle to carry over (notebooks not recorded this time); a recorded output
-    replaces a kept one with the same key. Outputs recorded for another model are left out.
-    """
-    entries: dict[tuple[str, str], Any] = dict(kept or {})
-    for path in recordings:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            if row.get("model", settings.llm.llm_model) == settings.llm.llm_model:
-                entries[(row["ns"], row["key"])] = row["value"]
-    header = {"format": FORMAT, "model": settings.llm.llm_model, "model_sha256": model_fingerprint(settings), **about}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as handle:
-        handle.write((json.dumps(header, sort_keys=True) + "\n").encode("utf-8"))
-        for (namespace, key), value in sorted(entries.items()):
-            row = {"ns": namespace, "key": key, "value": value}
-            handle.write((json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
-    return len(entries)

@@ -15,9 +15,11 @@ What it leaves out: collections and points (see `collection.py`).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from qdrant_client import QdrantClient
+from qdrant_client import QdrantClient, models
 from qdrant_client.local.qdrant_local import QdrantLocal
 
 from helpers.config import Settings, StoreSettings
@@ -113,6 +115,16 @@ def enable_fast_local_writes(client: QdrantClient, collection: str) -> bool:
     storage.execute("PRAGMA journal_mode=WAL")  # stored in the file: stays on when reopened
     storage.execute("PRAGMA synchronous=NORMAL")  # per connection: set again on every open
     return True
+
+
+def scroll_all(client: QdrantClient, collection: str, page: int, **options: Any) -> Iterator[models.Record]:
+    """Every point of a collection (that `options` select: scroll_filter, with_payload …), `page` points a call."""
+    offset = None
+    while True:
+        points, offset = client.scroll(collection, limit=page, offset=offset, **options)
+        yield from points
+        if offset is None:
+            return
 
 
 def drop_collection(name: str, settings: Settings, client: QdrantClient | None = None) -> None:

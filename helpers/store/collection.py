@@ -30,7 +30,7 @@ from llama_index.core.vector_stores.types import MetadataFilters, VectorStoreQue
 from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient, models
 
-from helpers.store.client import StoreError, enable_fast_local_writes, is_local
+from helpers.store.client import StoreError, enable_fast_local_writes, is_local, scroll_all
 from helpers.store.keywords import SPARSE_PARAMS, SPARSE_VECTOR, Keywords, KeywordVectors, drifted
 from helpers.store.payload_filters import FILTER_FIELDS, create_payload_indexes, filterable, filters_from
 from helpers.types import Hit
@@ -148,12 +148,7 @@ class KitStore:
 
     def _scroll(self, **options: Any) -> Iterator[models.Record]:
         """Every point of the collection, page by page."""
-        offset = None
-        while True:
-            points, offset = self.client.scroll(self.collection, limit=1000, offset=offset, **options)
-            yield from points
-            if offset is None:
-                return
+        return scroll_all(self.client, self.collection, 1000, **options)
 
     def ids_by_source(self) -> dict[str, set[str]]:
         """Point ids grouped by the source file they came from (one pass over the collection)."""

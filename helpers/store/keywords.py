@@ -36,6 +36,7 @@ from llama_index.core.schema import MetadataMode
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from qdrant_client import QdrantClient, models
 
+from helpers.store.client import scroll_all
 from helpers.store.shared import StoreError
 
 SPARSE_VECTOR = "bm25"  # the sparse vector's name in the collection, beside the unnamed dense one
@@ -211,11 +212,4 @@ class KeywordVectors:
 
     def _points(self, only: models.Filter | None) -> Iterator[models.Record]:
         """The points (with payload, without vectors) matching `only`, page by page."""
-        offset = None
-        while True:
-            points, offset = self.client.scroll(
-                self.collection, scroll_filter=only, limit=WRITE_BATCH, offset=offset, with_payload=True
-            )
-            yield from points
-            if offset is None:
-                return
+        return scroll_all(self.client, self.collection, WRITE_BATCH, scroll_filter=only, with_payload=True)

@@ -1,4 +1,4 @@
-"""Build the shipped answers from recorded notebook runs: `python -m helpers.llm.build_shipped RECORDINGS`.
+"""Build the shipped answers from recorded notebook runs: `python -m bench.shipped_answers RECORDINGS`.
 
 What it does: reads the JSONL files `bench.notebooks --record RECORDINGS` wrote (one per notebook: every LLM output
 the notebook looked up, whether computed or read from a cache) and writes `course_data/answers/<model>.jsonl.gz`
@@ -6,32 +6,37 @@ with a header naming the model file's sha256, the commit and machine that comput
 each notebook contributed. Run it after a full-profile run of the notebooks with the default reader:
 
     .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers
-    .venv/bin/python -m helpers.llm.build_shipped /tmp/answers
+    .venv/bin/python -m bench.shipped_answers /tmp/answers
 
 The `ci` profile's bundle (the 0.5B reader's) is recorded from the whole test suite in one file:
 
     KIT_RECORD_ANSWERS=/tmp/suite/suite.jsonl bash scripts/test.sh
-    KIT_LLM_MODEL=qwen2.5-coder-0.5b .venv/bin/python -m helpers.llm.build_shipped /tmp/suite
+    KIT_LLM_MODEL=qwen2.5-coder-0.5b .venv/bin/python -m bench.shipped_answers /tmp/suite
 
 To add notebooks to a bundle without recording the others again, `--keep` carries over the committed bundle's
 entries (same model file only) and its per-notebook counts for the notebooks not in RECORDINGS:
 
-    .venv/bin/python -m helpers.llm.build_shipped /tmp/answers --keep
+    .venv/bin/python -m bench.shipped_answers /tmp/answers --keep
 
+A maintainer's tool, so it lives beside the benchmarks, outside the package students import.
 What it leaves out: checking the outputs (each kernel that uses them recomputes a seeded sample live), and
 pruning kept entries no notebook asks for any more (record every notebook again for that).
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import platform
 import subprocess
 import sys
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from helpers.config import REPO_ROOT, Settings, load_settings
-from helpers.llm.shipped import bundle_path, model_fingerprint, read_bundle, write_bundle
+from helpers.llm.shipped import FORMAT, bundle_path, model_fingerprint, read_bundle
 
 
 def commit_of(folder: Path = REPO_ROOT) -> str:
@@ -68,6 +73,34 @@ def kept_entries(path: Path, fingerprint: str, recorded: dict[str, int]) -> tupl
         return {}, {}, ""
     counts = {name: n for name, n in header.get("recorded_per_notebook", {}).items() if name not in recorded}
     return entries, counts, str(header.get("commit", ""))
+
+
+def write_bundle(
+    recordings: Iterable[Path],
+    settings: Settings,
+    out: Path,
+    about: dict[str, Any],
+    kept: dict[tuple[str, str], Any] | None = None,
+) -> int:
+    """Write the recorded outputs of the configured model as a bundle (sorted, reproducible); returns the count.
+
+    `kept` are entries of an earlier bundle to carry over (notebooks not recorded this time); a recorded output
+    replaces a kept one with the same key. Outputs recorded for another model are left out.
+    """
+    entries: dict[tuple[str, str], Any] = dict(kept or {})
+    for path in recordings:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row.get("model", settings.llm.llm_model) == settings.llm.llm_model:
+                entries[(row["ns"], row["key"])] = row["value"]
+    header = {"format": FORMAT, "model": settings.llm.llm_model, "model_sha256": model_fingerprint(settings), **about}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as handle:
+        handle.write((json.dumps(header, sort_keys=True) + "\n").encode("utf-8"))
+        for (namespace, key), value in sorted(entries.items()):
+            row = {"ns": namespace, "key": key, "value": value}
+            handle.write((json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
+    return len(entries)
 
 
 def main(folder: Path, settings: Settings, commit: str = "", keep: bool = False) -> int:
