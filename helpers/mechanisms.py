@@ -28,7 +28,8 @@ import inspect
 import textwrap
 import types
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,20 @@ def use(slot: str, function: Callable[..., Any], quiet: bool = False) -> None:
     _unwritten.discard(slot)
     if not quiet:
         print(f"'{slot}' now runs on your {getattr(function, '__name__', 'function')}: {SLOTS[slot]}")
+
+
+@contextmanager
+def kits_own(enabled: bool = True) -> Iterator[None]:
+    """Inside the block every slot runs the kit's own function (yours come back after it): mine against the kit's."""
+    if not enabled:
+        yield
+        return
+    saved = dict(_chosen)
+    _chosen.clear()
+    try:
+        yield
+    finally:
+        _chosen.update(saved)
 
 
 def yours(slot: str) -> bool:

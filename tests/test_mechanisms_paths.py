@@ -154,3 +154,17 @@ def test_a_wrong_metric_and_split_change_the_evaluation_and_the_index(
         assert points_with("yours") != kits and calls()["split"] > 0
     finally:
         reset("split")
+
+
+def test_the_apps_functions_knob_sets_mine_against_the_kits(built: tuple[RAGPipeline, AppEngine]) -> None:
+    from helpers.app.side_by_side import compare
+
+    _, engine = built
+    kits = Knobs(retriever="dense", k=3, rerank=False, multi_query=False)
+    use("top_k", lambda matrix, query, k: [(row, -0.5) for row in range(min(k, len(matrix)))], quiet=True)
+    try:
+        pair = compare(engine, QUESTION, kits, kits.replace(functions="the kit's"), on_step=lambda _: None)
+        assert scores(pair.a.hits, "dense") == [-0.5] * 3 and -0.5 not in scores(pair.b.hits, "dense")
+        assert pair.knobs_a.changes(pair.knobs_b) == {"functions": ("yours", "the kit's")} and calls()["top_k"] > 0
+    finally:
+        reset()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from helpers.app.chunking_knob import ChunkingIndexes
-from helpers.app.knobs import Knobs
+from helpers.app.knobs import FUNCTIONS, Knobs
 from helpers.app.prompt_template import template_problem
 from helpers.app.search import SearchBuilder, standalone_query
 from helpers.app.views import no_hits_message, refusal_message
@@ -32,6 +32,7 @@ from helpers.generation import (
     worked_examples,
 )
 from helpers.llm import LLM, LLMError, make_llm
+from helpers.mechanisms import kits_own, load_mine
 from helpers.pipeline import RAGPipeline
 from helpers.types import Hit
 
@@ -76,6 +77,12 @@ class AppEngine:
         self.ready = threading.Event()
         self.warmup_error = ""
         self._llms: dict[str, LLM] = {}
+        self.mine = load_mine(quiet=True)  # your functions (my_rag.py beside the notebooks), each in its slot
+
+    @property
+    def yours(self) -> str:
+        """Which slots run the student's functions (my_rag.py), for the app's status line."""
+        return f"Your functions: {', '.join(self.mine) or 'none yet'}."
 
     def llm(self, model: str) -> LLM:
         """The answering model for the model knob: "local" (packaged GGUF) or "endpoint" (OpenAI-compatible)."""
@@ -154,18 +161,19 @@ class AppEngine:
             return Turn(question, "rejected", verdict.message or blocked)
         self.ready.wait(WARMUP_TIMEOUT_S)
         searching = time.perf_counter()
-        try:
-            # 2. a follow-up becomes a standalone query; then retrieve under the knobs
-            query = standalone_query(self.pipeline, history, verdict.question)
-            hits = self.indexes.search_for(knobs.chunking, on_step).retrieve(query, knobs)
-            retrieved = _since(searching)
-            if not hits:
-                return Turn(question, "no_hits", no_hits_message(knobs), query, seconds=_since(start))
-            # 3. the prompt under the token budget, the model's streamed answer, its citations
-            answer = self.pipeline.generate(
-                verdict.question, hits, llm=self.llm(knobs.model), mode=knobs.mode, budget=self.budget,
-                refusal_threshold=knobs.refuse_below, on_token=on_token, template=knobs.template,
-            )  # fmt: skip
+        try:  # the slots run your functions (my_rag.py), or the kit's own when the knob says so
+            with kits_own(knobs.functions != FUNCTIONS[0]):
+                # 2. a follow-up becomes a standalone query; then retrieve under the knobs
+                query = standalone_query(self.pipeline, history, verdict.question)
+                hits = self.indexes.search_for(knobs.chunking, on_step).retrieve(query, knobs)
+                retrieved = _since(searching)
+                if not hits:
+                    return Turn(question, "no_hits", no_hits_message(knobs), query, seconds=_since(start))
+                # 3. the prompt under the token budget, the model's streamed answer, its citations
+                answer = self.pipeline.generate(
+                    verdict.question, hits, llm=self.llm(knobs.model), mode=knobs.mode, budget=self.budget,
+                    refusal_threshold=knobs.refuse_below, on_token=on_token, template=knobs.template,
+                )  # fmt: skip
         except LLMError as err:
             message = NO_ENDPOINT if str(err) == NO_ENDPOINT else f"The model did not answer: {err}. {UNREACHABLE_HINT}"
             return Turn(question, "unreachable", message, seconds=_since(start))

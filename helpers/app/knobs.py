@@ -1,9 +1,10 @@
 """The app's knobs: one frozen `Knobs` value, and the `KnobPanel` of widgets that produces it.
 
 `Knobs` is plain data (k, retriever, hybrid weight, the two cosine floors, rerank, multi-query, metadata
-filter, model, answer mode, chunking strategy, prompt template), so the engine and the tests never touch a
-widget. The two floors are named apart: `drop_below` drops passages whose dense (cosine) similarity is below it
-before the prompt is built; `refuse_below` refuses without asking the model when the best passage is below it.
+filter, model, answer mode, chunking strategy, prompt template, and whose functions run the slots: yours from
+my_rag.py, or the kit's own), so the engine and the tests never touch a widget. The two floors are named apart:
+`drop_below` drops passages whose dense (cosine) similarity is below it before the prompt is built;
+`refuse_below` refuses without asking the model when the best passage is below it.
 `KnobPanel` lays the widgets out, each with a stable CSS class (`kit-knob-k`, `kit-knob-threshold` for "drop
 passages below cosine", `kit-knob-refuse`, `kit-knob-chunking`, `kit-template` …) for the browser test, reads
 them back (`value`) and sets them (`set`; the `kit-knob-defaults` button sets the defaults it was made with); the
@@ -26,6 +27,7 @@ from helpers.generation import MODES, USER_TEMPLATE
 
 ANY = "(any)"
 MODELS = ("local", "endpoint")
+FUNCTIONS = ("yours", "the kit's")  # the student's functions in the slots (my_rag.py), or the kit's own
 DEFAULTS = Settings()  # the knobs' defaults are the configuration's defaults (their one home: helpers.config)
 
 
@@ -51,6 +53,7 @@ class Knobs:
     mode: str = "sentence"  # the answer: "sentence" (with citations) or "short" (a phrase, as F1/EM expect)
     chunking: str = DEFAULTS.chunking.chunk_strategy  # another strategy searches its own collection
     template: str = USER_TEMPLATE  # the user turn, with {context}, {question} and {instruction}
+    functions: str = FUNCTIONS[0]  # "yours": the functions you wrote run their slots; "the kit's": the kit's own
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Knobs:
@@ -116,6 +119,7 @@ class KnobPanel:
         self.mode = _choice(MODES, "answer", "mode")
         self.chunking = _choice(CHUNK_STRATEGIES, "chunking", "chunking")
         self.template = TemplateBox(knobs.template)
+        self.functions = _choice(FUNCTIONS, "functions", "functions")
         self.defaults = _tagged(widgets.Button(description="defaults", tooltip="the configured knobs"), "defaults")
         self.defaults.on_click(lambda _: self.set(knobs))
         self.set_facets(doc_types, terms)
@@ -160,7 +164,7 @@ class KnobPanel:
         rows = [
             widgets.HBox([self.k, self.retriever, self.alpha, self.drop_below]),
             widgets.HBox([self.rerank, self.multi_query, self.doc_type, self.term, self.model]),
-            widgets.HBox([self.mode, self.chunking, self.refuse_below, self.defaults]),
+            widgets.HBox([self.mode, self.chunking, self.refuse_below, self.functions, self.defaults]),
             widgets.Accordion(children=[self.template.widget], titles=("Prompt template (the user turn)",)),
         ]
         return _tagged(widgets.VBox(rows), "panel")

@@ -20,8 +20,9 @@ import pandas as pd
 
 from helpers.app.engine import AppEngine, Turn
 from helpers.app.gold_mode import GoldReport, gold_scores_html
-from helpers.app.knobs import Knobs
+from helpers.app.knobs import FUNCTIONS, Knobs
 from helpers.app.views import MISSING, answer_html, message_html, where
+from helpers.mechanisms import in_use
 from helpers.types import Hit
 
 ONLY_A, ONLY_B, BOTH = "only in A", "only in B", "in both"
@@ -64,8 +65,10 @@ def same_text(a: Turn, b: Turn) -> bool:
 
 
 def knob_text(value: object) -> str:
-    """A knob's value for the changes line (a template only as "edited")."""
+    """A knob's value for the changes line (a template only as "edited"; "yours" with the slots yours run)."""
     text = str(value)
+    if text == FUNCTIONS[0]:
+        return f"yours ({', '.join(in_use()) or 'none yet'})"
     return "a template" if "{" in text else text
 
 

@@ -86,9 +86,9 @@ class ChatApp:
             search = self.engine.search
             for panel in (self.knobs, self.ab.knobs):
                 panel.set_facets(search.facets("doc_type"), search.facets("term"))
-            self.set_status("Ready: type a question and press Ask.")
+            self.set_status(f"Ready: type a question and press Ask. {self.engine.yours}")
         else:
-            self.set_status(f"Loading in the background: {step} …")
+            self.set_status(f"Loading in the background: {step} … {self.engine.yours}")
 
     def submit(self) -> Turn:
         """Answer what is in the question box, streaming the answer into the app."""
@@ -194,6 +194,6 @@ def open_app(
         return None
     app = ChatApp(engine, default_questions(engine.settings) if questions is None else questions)
     display(app.widget)
-    app.set_status("Loading in the background …")
+    app.set_status(f"Loading in the background … {engine.yours}")
     engine.start_warm_up(app.knobs.value, app.on_warm_up_step)
     return app

@@ -8,8 +8,10 @@ its cells turn the knobs, so the test first presses "defaults" on knobs A and B.
 1. types a question, presses Ask, and checks the answer text, a numbered citation and the sources table;
 2. picks a gold question in the dropdown, presses Ask, and reads the reference, whether the evidence reached the
    reader and the answer's F1 in the gold panel;
-3. sets knobs B's retriever to bm25, presses "Compare A and B", and reads the A/B result: the knob that differs,
-   whether the answers are equal, each passage marked only in A / only in B / in both, both sides' gold scores.
+3. mine against the kit's: with a student's my_rag.py beside the notebook (a cosine top-k of their own, kept as
+   an exercise keeps it), sets knobs B's functions to the kit's, presses "Compare A and B", and reads the A/B
+   result: the knob that differs, whether the answers are equal, each passage marked only in A / only in B / in
+   both, both sides' gold scores; the changes line names the slots the student's functions run.
 A screenshot goes to test-output/app_browser.png. Voilà gets SIGTERM (its kernels with it) at the end.
 What it leaves out: the other knobs (tests/test_app.py covers them without a browser). It skips, saying why, when
 Chromium, Playwright or Voilà is missing, or when another process holds the embedded Qdrant folder.
@@ -102,8 +104,38 @@ def stop(process: subprocess.Popen) -> None:
         child.kill()
 
 
+CHANGED = "functions yours (top_k) → the kit's"
+# a student's file as `keep` writes it: their cosine top-k (the kit's arithmetic, so the answers come from the cache)
+STUDENTS_FILE = '''from __future__ import annotations
+
+import numpy as np
+
+
+def my_top_k(matrix, query, k):
+    scores = matrix @ query
+    best = np.argsort(-scores, kind="stable")[:k]
+    return [(int(row), float(scores[row])) for row in best]
+
+
+SLOTS = {"top_k": my_top_k}
+'''
+
+
 @pytest.fixture
-def voila_url() -> Iterator[str]:
+def students_file() -> Iterator[Path]:
+    """notebooks/my_rag.py holding a student's top-k for the test (whatever was there is put back afterwards)."""
+    path = REPO_ROOT / "notebooks" / "my_rag.py"
+    before = path.read_text(encoding="utf-8") if path.exists() else None
+    path.write_text(STUDENTS_FILE, encoding="utf-8")
+    yield path
+    if before is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.write_text(before, encoding="utf-8")
+
+
+@pytest.fixture
+def voila_url(students_file: Path) -> Iterator[str]:
     """A Voilà server for notebook 09 on a free loopback port (stopped afterwards)."""
     for needed, reason in ((CHROMIUM.exists(), f"{CHROMIUM} is missing (bash scripts/setup.sh installs it as root)"),
                            (VOILA.exists(), "voila is not installed (bash scripts/setup.sh)")):  # fmt: skip
@@ -160,11 +192,11 @@ def ask_a_gold_question(page: Page) -> dict[str, str]:
 
 
 def compare_a_and_b(page: Page) -> dict[str, object]:
-    """Turn knobs B's retriever to bm25, press Compare, read the A/B result."""
-    page.select_option(".kit-ab-knobs .kit-knob-retriever select", "bm25")
+    """Turn knobs B's functions to the kit's own (A keeps the student's), press Compare, read the A/B result."""
+    page.select_option(".kit-ab-knobs .kit-knob-functions select", "the kit's")
     page.click(".kit-ab-run")
     result = page.locator(".kit-ab-result")
-    result.locator(".kit-ab-changes", has_text="retriever hybrid → bm25").wait_for(timeout=2 * ANSWER_TIMEOUT_S * 1000)
+    result.locator(".kit-ab-changes", has_text=CHANGED).wait_for(timeout=2 * ANSWER_TIMEOUT_S * 1000)
     return {
         "changes": result.locator(".kit-ab-changes").inner_text(),
         "same": result.locator(".kit-ab-same").inner_text(),
@@ -206,7 +238,7 @@ def test_the_app_answers_and_runs_the_bench_in_a_real_browser(voila_url: str) ->
     evidence = gold["evidence"]
     assert "Evidence reached the reader?" in evidence and ("Yes:" in evidence or "No:" in evidence), evidence
     assert "F1" in gold["scores"] and "EM" in gold["scores"], f"no EM/F1 in the gold panel: {gold['scores']!r}"
-    assert ab["changes"].strip().endswith("retriever hybrid → bm25"), ab["changes"]
+    assert ab["changes"].strip().endswith(CHANGED), ab["changes"]
     assert ab["same"] in ("The two answers are the same text.", "The two answers differ."), ab["same"]
     assert ab["places"] and set(ab["places"]) <= PLACES, f"A/B rows not marked only in A/B or in both: {ab['places']}"
     assert all(answer.strip() for answer in ab["answers"]) and ab["gold_scores"] == 2, ab
