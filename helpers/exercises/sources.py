@@ -23,7 +23,16 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import (
+    STUB_HINT,
+    as_count,
+    call_student,
+    function_problem,
+    not_yet,
+    require,
+    self_check,
+    verdict,
+)
 from helpers.parsing import ocr
 from helpers.sources import ACTIONS, KeywordPlanner
 from helpers.sources.aggregate import FIELDS
@@ -188,9 +197,7 @@ def _hits(picks: Mapping[str, str | None], records: Sequence[Record], split: str
 @self_check
 def check_list_field(function: Callable[[str], str] | None, routing: Sequence[Record]) -> bool:
     """Right when `function(question)` names a field of the class schedule for every labelled list question."""
-    problem = function_problem(function, "llm_list_field")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "llm_list_field"))
     records = [r for r in routing if r.get("list")]
     picks: dict[str, str | None] = {}
     for record in records:
