@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from contextlib import closing
 
 from helpers.config import CONFIG_ENV, ENVIRONMENT, ConfigError, Settings, get_settings, show, value_of
 
@@ -22,17 +23,13 @@ def _prepare(args: argparse.Namespace) -> int:
     if settings.llm.llm_backend == "local":
         path = llm_gguf_path(settings)
         print(f"model ready: {path} ({time.perf_counter() - start:.1f} s)")
-    pipeline = RAGPipeline(settings)
-    try:
-        if (
-            settings.embedding.embed_backend == "onnx"
-        ):  # export the packaged model once now, not at a student's first question
+    with closing(RAGPipeline(settings)) as pipeline:
+        # export the packaged model once now, not at a student's first question
+        if settings.embedding.embed_backend == "onnx":
             start = time.perf_counter()
             pipeline.embedder.load()
             print(f"embedder ready: {pipeline.embedder.model_id} ({time.perf_counter() - start:.1f} s)")
         print(f"course index: {pipeline.ingest(progress=not args.quiet)}")
-    finally:
-        pipeline.close()
     return 0
 
 
@@ -40,16 +37,13 @@ def _ask(args: argparse.Namespace) -> int:
     """Answer one question with citations and timings."""
     from helpers.pipeline import RAGPipeline
 
-    pipeline = RAGPipeline(get_settings())
-    try:
+    with closing(RAGPipeline(get_settings())) as pipeline:
         if pipeline.store.count() == 0:
             print("The course index is empty; building it first (python -m helpers prepare) …", file=sys.stderr)
             pipeline.ingest(progress=False)
         answer = pipeline.ask(" ".join(args.question), k=args.k)
         print(answer)
         print(f"model: {pipeline.llm.name}; {answer.prompt_tokens} prompt + {answer.completion_tokens} answer tokens")
-    finally:
-        pipeline.close()
     return 0
 
 
@@ -61,13 +55,10 @@ def _train_reranker(args: argparse.Namespace) -> int:
 
     settings = get_settings()
     # the chunks, read once; the store is closed again at once (embedded Qdrant allows one process)
-    pipeline = RAGPipeline(settings)
-    try:
+    with closing(RAGPipeline(settings)) as pipeline:
         if pipeline.store.count() == 0:
             pipeline.ingest(progress=True)
         chunks, _ = stored_chunks(pipeline.store)
-    finally:
-        pipeline.close()
     folder = train_from_chunks(
         chunks, settings, questions=args.questions, negatives=args.negatives, epochs=args.epochs, cloze=args.cloze
     )
@@ -88,21 +79,14 @@ def _eval(args: argparse.Namespace) -> int:
     if not configs or set(configs) - set(CONFIGS):
         print(f"error: --configs takes a comma-separated list from: {', '.join(CONFIGS)}", file=sys.stderr)
         return 2
-    docs = ingest_folder(args.docs, progress=not args.quiet)
-    try:
+    with closing(ingest_folder(args.docs, progress=not args.quiet)) as docs:
         print(docs)
         _print_eval_settings(docs.pipeline.settings, configs)
-        result = evaluate_questions(
-            docs.pipeline, questions, limit=args.limit, progress=not args.quiet, configs=configs
-        )
-    finally:
-        docs.close()
+        result = evaluate_questions(docs.pipeline, questions, args.limit, progress=not args.quiet, configs=configs)
     print(f"reranker: {result.reranker_note}")
     print(result.table.round(3).to_string())
-    out = (
-        args.out
-        or docs.pipeline.settings.paths.data_dir / f"eval_{docs.collection}_{time.strftime('%Y%m%d-%H%M%S')}.csv"
-    )
+    dated = f"eval_{docs.collection}_{time.strftime('%Y%m%d-%H%M%S')}.csv"
+    out = args.out or docs.pipeline.settings.paths.data_dir / dated
     print(f"per-question results: {result.save_rows(out)}")
     return 0
 
@@ -138,11 +122,8 @@ def _make_questions(args: argparse.Namespace) -> int:
     if not chunks:
         print(f"error: no readable documents in {args.docs}", file=sys.stderr)
         return 1
-    writer = QAWriter(style=args.style)
-    try:
+    with closing(QAWriter(style=args.style)) as writer:
         pairs = apply_filters(writer.write_all(sample_chunks(chunks, args.n, seed=args.seed), progress=not args.quiet))
-    finally:
-        writer.close()
     kept = [p for p in pairs if p.kept]
     rejected = Counter(reason for p in pairs for reason in p.reasons)
     print(f"{len(pairs)} pairs written from {len(chunks)} chunks; {len(kept)} kept by the filters")
@@ -195,13 +176,11 @@ def _config(args: argparse.Namespace) -> int:
     if not settings.store.qdrant_url and not (settings.paths.data_dir / "qdrant").exists():
         print("\nretrieval: built at the first question; there is no index yet (`bash scripts/start.sh` builds it)")
         return 0
-    pipeline = RAGPipeline(settings)
-    try:
-        print(f"\nretrieval, in the order a query meets it: {pipeline.retriever!r}")
-    except (RuntimeError, ValueError, OSError) as error:  # no index yet, the store unreachable (StoreError …)
-        print(f"\nretrieval: not built ({type(error).__name__}: {error}); `bash scripts/start.sh` builds the index")
-    finally:
-        pipeline.close()
+    with closing(RAGPipeline(settings)) as pipeline:
+        try:
+            print(f"\nretrieval, in the order a query meets it: {pipeline.retriever!r}")
+        except (RuntimeError, ValueError, OSError) as error:  # no index yet, the store unreachable (StoreError …)
+            print(f"\nretrieval: not built ({type(error).__name__}: {error}); `bash scripts/start.sh` builds the index")
     return 0
 
 

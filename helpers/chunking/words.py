@@ -2,7 +2,8 @@
 
 The simplest chunker that works well on real documents (a common 100-line RAG baseline: 250 words, 50 of
 overlap): no tokenizer, no separators to choose, every chunk about the same length. Each chunk is the
-original text from its first to its last word, so line breaks (table rows, lists) survive.
+original text from its first to its last word, so line breaks (table rows, lists) survive. The windows are
+`token_windows` (fixed.py) sliding over the words' positions.
 What it leaves out: sentence and heading boundaries (a window may start mid-sentence; see `recursive.py`
 and `sections.py` for splitters that respect structure).
 """
@@ -15,22 +16,15 @@ from llama_index.core import Document
 from llama_index.core.schema import TextNode
 
 from helpers.chunking.base import make_nodes
+from helpers.chunking.fixed import token_windows
 
 WORD = re.compile(r"\S+")
 
 
 def word_spans(text: str, size: int = 250, overlap: int = 50) -> list[str]:
     """The text cut into windows of `size` words that share `overlap` words with the previous window."""
-    if not 0 <= overlap < size:
-        raise ValueError(f"overlap must be in [0, size={size}), got {overlap}")
-    bounds = [(m.start(), m.end()) for m in WORD.finditer(text)]
-    if not bounds:
-        return []
-    step, chunks = size - overlap, []
-    for first in range(0, max(len(bounds) - overlap, 1), step):
-        last = min(first + size, len(bounds)) - 1
-        chunks.append(text[bounds[first][0] : bounds[last][1]])
-    return chunks
+    bounds = [(m.start(), m.end()) for m in WORD.finditer(text)]  # each word's (start, end) in the text
+    return [text[window[0][0] : window[-1][1]] for window in token_windows(bounds, size, overlap)]
 
 
 def word_window(document: Document, size: int = 250, overlap: int = 50) -> list[TextNode]:

@@ -26,7 +26,16 @@ from typing import Any
 import pandas as pd
 
 from helpers.corpus import Question
-from helpers.exercises.base import STUB_HINT, as_count, not_yet, self_check, verdict
+from helpers.exercises.base import (
+    STUB_HINT,
+    answer_problem,
+    as_count,
+    as_whole_number,
+    not_yet,
+    require,
+    self_check,
+    verdict,
+)
 from helpers.metrics import contains_answer
 from helpers.types import Hit
 
@@ -47,11 +56,7 @@ def holds_answer(hits: Sequence[Hit], question: Question) -> bool:
 @self_check
 def check_shared_passages(answer: object, a_hits: Sequence[Hit], b_hits: Sequence[Hit]) -> bool:
     """Right when `answer` is the number of passages (chunk ids) both A and B retrieved."""
-    count = as_count(answer)
-    if answer is None:
-        return not_yet(STUB_HINT)
-    if count is None:
-        return not_yet(f"the answer should be a whole number of passages, got {answer!r}")
+    count = as_whole_number(answer, f"the answer should be a whole number of passages, got {answer!r}")
     a_ids, b_ids = {h.node_id for h in a_hits}, {h.node_id for h in b_hits}
     shared = len(a_ids & b_ids)
     if count == shared:
@@ -87,11 +92,10 @@ def smallest_reaching_k(question: Question, hits_at: HitsAt, max_k: int = MAX_K)
 @self_check
 def check_smallest_k(answer: object, question: Question, hits_at: HitsAt) -> bool:
     """Right when `answer` is the smallest k at which a reference answer reaches the retrieved passages."""
-    k = as_count(answer)
-    if answer is None:
-        return not_yet(STUB_HINT)
-    if k is None or not 1 <= k <= MAX_K:
-        return not_yet(f"the answer should be a k between 1 and {MAX_K}, got {answer!r}")
+    wrong = f"the answer should be a k between 1 and {MAX_K}, got {answer!r}"
+    k = as_whole_number(answer, wrong)
+    if not 1 <= k <= MAX_K:
+        return not_yet(wrong)
     expected = smallest_reaching_k(question, hits_at)
     if expected is None:
         return not_yet(f"no k up to {MAX_K} brings the reference answer in: choose another gold question")
@@ -111,10 +115,7 @@ def check_answer_in_top_k(
     answer: object, questions: Sequence[Question], hits_at: Callable[[str, int], Sequence[Hit]]
 ) -> bool:
     """Right when `answer` maps each k (1, 2 and 4 at least) to the count of questions with the answer in the top k."""
-    if answer is None:
-        return not_yet(STUB_HINT)
-    if not isinstance(answer, Mapping):
-        return not_yet(f"the answer should be a dict {{k: count}}, got a {type(answer).__name__}")
+    require(answer_problem(answer, Mapping, "a dict {k: count}"))
     if missing := [k for k in (1, 2, 4) if k not in answer]:
         return not_yet(f"k = {missing[0]} is missing: give a count for k = 1, 2 and 4")
     for k, value in sorted(answer.items()):

@@ -3,9 +3,10 @@
 A `check_…` function (one module of `helpers/exercises/` per stage) computes the expected answer
 itself from the inputs the student used, compares, and prints "✓ Right: …" or "✗ Not yet: <what is off, a
 hint>" without the expected value, then returns True or False. A stub answer (None, the wrong type, a function
-that still raises NotImplementedError) is a "not yet" too, never a traceback. With `KIT_STRICT_CHECKS=1` (set for
-every pytest run of the notebooks by notebooks/conftest.py) a "not yet" raises `CheckFailed`, so an instructor
-solution that no longer passes its own check fails the build.
+that still raises NotImplementedError) is a "not yet" too, never a traceback: a check ends early with
+`require(problem)` or a validator (`as_whole_number`, `as_choice`), whose `NotYet` `self_check` turns into the
+verdict. With `KIT_STRICT_CHECKS=1` (set for every pytest run of the notebooks by notebooks/conftest.py) a "not
+yet" raises `CheckFailed`, so an instructor solution that no longer passes its own check fails the build.
 What it leaves out: grading and points (nbgrader's), and hidden tests.
 """
 
@@ -32,6 +33,16 @@ class CheckFailed(AssertionError):
     """A check said "not yet" while KIT_STRICT_CHECKS is set (CI runs the instructor notebooks this way)."""
 
 
+class NotYet(Exception):
+    """What is off with an answer, raised anywhere in a check to end it with that "not yet" (`self_check` says it)."""
+
+
+def require(problem: str | None) -> None:
+    """End the check with "not yet: `problem`" when there is one (None or "": the answer passed this step)."""
+    if problem:
+        raise NotYet(problem)
+
+
 def strict() -> bool:
     """Whether a failed check raises (KIT_STRICT_CHECKS set to anything but empty, 0, false or no)."""
     return os.environ.get(STRICT_ENV, "").strip().lower() not in ("", "0", "false", "no")
@@ -54,7 +65,8 @@ def not_yet(wrong: str) -> bool:
 
 
 def self_check(check: F) -> F:
-    """Turn anything a check raises while reading the answer into a "not yet" (CheckFailed passes through)."""
+    """Turn a `NotYet`, and anything else a check raises while reading the answer, into a "not yet" (CheckFailed
+    passes through)."""
 
     @functools.wraps(check)
     def wrapper(*args: Any, **kwargs: Any) -> bool:
@@ -62,6 +74,8 @@ def self_check(check: F) -> F:
             return check(*args, **kwargs)
         except CheckFailed:
             raise
+        except NotYet as slip:
+            return not_yet(str(slip))
         except Exception as error:  # a student's answer can fail in any way
             message = f"your answer could not be checked ({type(error).__name__}: {error})"
             if strict():
@@ -113,20 +127,27 @@ def answer_problem(
     return None
 
 
-def as_choice(answer: object, choices: Sequence[int], one: str, unmeasured: str) -> tuple[int, str | None]:
-    """(`answer` as a whole number, None) when it is one of the measured `choices`, else (0, what is off).
+def as_choice(answer: object, choices: Sequence[int], one: str, unmeasured: str) -> int:
+    """`answer` as a whole number when it is one of the measured `choices`; else the check ends with a "not yet".
 
-    Off: still None; no whole number ("`one`, got a …"); a number the table does not have (`unmeasured`, its
+    Not yet: still None; no whole number ("`one`, got a …"); a number the table does not have (`unmeasured`, its
     "{choices}" filled in with the choices).
     """
-    if answer is None:
-        return 0, STUB_HINT
-    choice = as_count(answer)
-    if choice is None:
-        return 0, f"{one}, got a {type(answer).__name__}"
+    choice = as_whole_number(answer, f"{one}, got a {type(answer).__name__}")
     if choice not in choices:
-        return 0, unmeasured.format(choices=", ".join(map(str, choices)))
-    return choice, None
+        raise NotYet(unmeasured.format(choices=", ".join(map(str, choices))))
+    return choice
+
+
+def as_whole_number(answer: object, wrong: str) -> int:
+    """`answer` as a whole number; else the check ends with a "not yet": the stub hint when it is still None,
+    `wrong` when it is no whole number."""
+    if answer is None:
+        raise NotYet(STUB_HINT)
+    count = as_count(answer)
+    if count is None:
+        raise NotYet(wrong)
+    return count
 
 
 MEASURED_TOLERANCE = 0.0015  # tables round a mean to 3 decimals
@@ -171,29 +192,28 @@ def call_student(function: Callable[..., Any], *args: Any) -> tuple[Any, str | N
         return None, f"your function raised {type(error).__name__}: {error}"
 
 
-def call_for_pairs(function: Callable[..., Any], *args: Any, wanted: str, on: str = "") -> tuple[list, str | None]:
-    """(the (row, score) pairs `function(*args)` returns, None), or ([], what is off).
+def call_for_pairs(function: Callable[..., Any], *args: Any, wanted: str, on: str = "") -> list[tuple[int, float]]:
+    """The (row, score) pairs `function(*args)` returns; else the check ends with a "not yet" saying what is off.
 
     Off: it raised (`call_student`'s words, after "on `on`: " when a case is named, except for a stub's
     NotImplementedError), or it gave no list of pairs (`wanted`, its "{}" filled in with the type it gave).
     """
     got, error = call_student(function, *args)
     if error:
-        return [], error if not on or "NotImplementedError" in error else f"on {on}: {error}"
+        raise NotYet(error if not on or "NotImplementedError" in error else f"on {on}: {error}")
     pairs = as_pairs(got)
     if pairs is None:
-        return [], wanted.format(type(got).__name__)
-    return pairs, None
+        raise NotYet(wanted.format(type(got).__name__))
+    return pairs
 
 
-def call_for_number(function: Callable[..., Any], *args: Any, what: str = "one number") -> tuple[float, str | None]:
-    """(float result, None) of `function(*args)`, or (nan, what is off) when it raised or gave no single number."""
+def call_for_number(function: Callable[..., Any], *args: Any, what: str = "one number") -> float:
+    """The float result of `function(*args)`; the check ends with a "not yet" when it raised or gave no number."""
     got, error = call_student(function, *args)
-    if error:
-        return float("nan"), error
+    require(error)
     if not isinstance(got, numbers.Real) and not (getattr(got, "shape", None) == () and hasattr(got, "item")):
-        return float("nan"), f"return {what}, got {type(got).__name__}"
-    return float(got), None
+        raise NotYet(f"return {what}, got {type(got).__name__}")
+    return float(got)
 
 
 def number_function_verdict(
@@ -205,13 +225,9 @@ def number_function_verdict(
     A missing function, an error or a result that is not one number is said as such; a wrong value is
     explained by `explain(*case, got)` (the slip it looks like), never by printing the expected value.
     """
-    problem = function_problem(function, name)
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, name))
     for case in cases:
-        got, error = call_for_number(function, *case, what=what)  # type: ignore[arg-type]
-        if error:
-            return not_yet(error)
+        got = call_for_number(function, *case, what=what)  # type: ignore[arg-type]
         if abs(got - reference(*case)) > tolerance:
             return not_yet(explain(*case, got))
     return verdict(True, right, "")

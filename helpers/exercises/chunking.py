@@ -25,13 +25,13 @@ from helpers.chunking.recursive import recursive_split
 from helpers.corpus import Question
 from helpers.embedding import Embedder
 from helpers.exercises.base import (
-    STUB_HINT,
     answer_problem,
-    as_count,
+    as_whole_number,
     call_student,
     function_problem,
     keeps,
     not_yet,
+    require,
     self_check,
     verdict,
 )
@@ -129,9 +129,7 @@ def _split_slip(case: SplitCase, got: list[str], expected: list[str]) -> str:
 @self_check
 def check_split(function: Splitter | None, documents: Sequence[Document] = ()) -> bool:
     """Right when `function(text, size, overlap)` gives the kit's chunks on hand-made texts and long documents."""
-    problem = function_problem(function, "recursive_split")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "recursive_split"))
     cases = split_cases(documents)
     for case in cases:
         _, text, size, overlap = case
@@ -149,13 +147,9 @@ def check_split(function: Splitter | None, documents: Sequence[Document] = ()) -
 @self_check
 def check_chunk_count(answer: object, documents: Sequence[Document], strategy: str, **params: int) -> bool:
     """Right when `answer` is the number of chunks `chunk_documents(documents, strategy, **params)` returns."""
-    if answer is None:
-        return not_yet(STUB_HINT)
     if isinstance(answer, dict) and "chunks" in answer:
         return not_yet("that is a whole row of the table: the answer is the number in its 'chunks' column")
-    count = as_count(answer)
-    if count is None:
-        return not_yet(f"the answer should be a whole number of chunks, got a {type(answer).__name__}")
+    count = as_whole_number(answer, f"the answer should be a whole number of chunks, got a {type(answer).__name__}")
     label = f"{strategy}({', '.join(f'{key}={value}' for key, value in params.items())})"
     expected = len(chunk_documents(documents, strategy, **params))
     if count == expected:
@@ -174,9 +168,7 @@ def check_prefix_gain(
 ) -> bool:
     """Right when `answer` is recall@5 of `paragraph_window` with the contextual prefix minus recall@5 without it."""
     whole_row = "that is a whole row of the table: the answer is one number, a difference of two recall@5"
-    problem = answer_problem(answer, numbers.Real, "one number (a difference of recall@5)", [(dict, whole_row)])
-    if problem:
-        return not_yet(problem)
+    require(answer_problem(answer, numbers.Real, "one number (a difference of recall@5)", [(dict, whole_row)]))
     plain = score_strategy("paragraph_window", documents, questions, embedder)
     prefixed = score_strategy("paragraph_window", documents, questions, embedder, contextual=True)
     gain = float(prefixed["recall@5"]) - float(plain["recall@5"])  # type: ignore[arg-type]

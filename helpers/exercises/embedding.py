@@ -26,11 +26,13 @@ from helpers.embedding import Embedder
 from helpers.embedding.similarity import cosine_top_k, unit_rows
 from helpers.exercises.base import (
     STUB_HINT,
+    answer_problem,
     as_count,
     call_for_pairs,
     function_problem,
     keeps,
     not_yet,
+    require,
     self_check,
     verdict,
 )
@@ -111,16 +113,12 @@ def _top_k_slip(case: TopKCase, got: list[tuple[int, float]], expected: list[tup
 @self_check
 def check_top_k(function: TopK | None, vectors: np.ndarray | None = None, queries: np.ndarray | None = None) -> bool:
     """Right when `function(matrix, query, k)` gives the kit's cosine top-k on small cases and the course vectors."""
-    problem = function_problem(function, "cosine_top_k")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "cosine_top_k"))
     cases = top_k_cases(vectors, queries)
     for case in cases:
         name, matrix, query, k = case
         wanted = "return a list of (row, score) pairs, best first — got {}"
-        pairs, error = call_for_pairs(function, matrix.copy(), query.copy(), k, wanted=wanted, on=name)  # type: ignore[arg-type]
-        if error:
-            return not_yet(error)
+        pairs = call_for_pairs(function, matrix.copy(), query.copy(), k, wanted=wanted, on=name)  # type: ignore[arg-type]
         expected = cosine_top_k(matrix, query, k)
         if not _same_ranking(pairs, expected, exact_rows=not name.startswith("the course")):
             return not_yet(_top_k_slip(case, pairs, expected))
@@ -211,12 +209,8 @@ def check_lowest_evidence(
     answer: object, questions: Sequence[Question], nodes: Sequence[TextNode], embedder: Embedder
 ) -> bool:
     """Right when `answer` is the id of a question whose first evidence chunk ranks lowest of all the questions."""
-    if answer is None:
-        return not_yet(STUB_HINT)
-    if isinstance(answer, Question):
-        return not_yet("that is the whole Question: the answer is its id (question.id)")
-    if not isinstance(answer, str):
-        return not_yet(f"the answer should be a question id (a string), got a {type(answer).__name__}")
+    whole_question = "that is the whole Question: the answer is its id (question.id)"
+    require(answer_problem(answer, str, "a question id (a string)", [(Question, whole_question)]))
     if answer not in {q.id for q in questions}:
         return not_yet(f"no question of the set has the id {answer!r}")
     ranks = evidence_ranks(questions, nodes, embedder)

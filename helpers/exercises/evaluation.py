@@ -33,12 +33,13 @@ from helpers.evaluation.ablation import AblationResult
 from helpers.evaluation.judge import RubricJudge
 from helpers.exercises.base import (
     STUB_HINT,
-    as_count,
+    as_whole_number,
     call_student,
     function_problem,
     keeps,
     not_yet,
     number_function_verdict,
+    require,
     self_check,
     verdict,
 )
@@ -195,9 +196,7 @@ def bootstrap_slip(function: Callable[..., Any]) -> str:
 @self_check
 def check_bootstrap(function: object) -> bool:
     """Right when `function(a, b, resamples, seed)` resamples paired differences the way a paired bootstrap does."""
-    problem = function_problem(function, "bootstrap_differences")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "bootstrap_differences"))
     slip = bootstrap_slip(function)  # type: ignore[arg-type]
     if slip:
         return not_yet(slip)
@@ -282,11 +281,7 @@ def shortest_bleu_credit() -> int | None:
 @self_check
 def check_shortest_bleu(answer: object) -> bool:
     """Right when `answer` is the fewest words a correct answer needs before BLEU gives it any credit."""
-    if answer is None:
-        return not_yet(STUB_HINT)
-    count = as_count(answer)
-    if count is None:
-        return not_yet(f"the answer is a whole number of words, got {answer!r}")
+    count = as_whole_number(answer, f"the answer is a whole number of words, got {answer!r}")
     expected = shortest_bleu_credit()
     if count == expected:
         return verdict(True, "below that many words even a perfect answer scores BLEU 0.", "")

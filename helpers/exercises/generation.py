@@ -29,12 +29,12 @@ from itertools import zip_longest
 
 from helpers.chunking import count_tokens
 from helpers.exercises.base import (
-    STUB_HINT,
-    as_count,
+    as_whole_number,
     call_student,
     function_problem,
     keeps,
     not_yet,
+    require,
     self_check,
     verdict,
 )
@@ -103,9 +103,7 @@ def prompt_slip(got: str, question: str, passages: list[str]) -> str:
 @self_check
 def check_prompt(function: object, passages: Sequence[str] = ()) -> bool:
     """Right when `function(question, passages)` is the kit's user message (before the instruction) on every case."""
-    problem = function_problem(function, "build_prompt")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "build_prompt"))
     for what, question, case in prompt_cases(passages):
         got, error = call_student(function, question, list(case))  # type: ignore[arg-type]
         if error:
@@ -208,9 +206,7 @@ def budget_slip(got: object, passages: list[str], room: int, count: Counter) -> 
 @self_check
 def check_budget(function: object, passages: Sequence[str] = ()) -> bool:
     """Right when `function(passages, room, count)` keeps what the kit's `fit_passages` keeps on every case."""
-    problem = function_problem(function, "fit_passages")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "fit_passages"))
     for what, case, room, count in budget_cases(passages):
         got, error = call_student(function, list(case), room, count)  # type: ignore[arg-type]
         if error:
@@ -235,11 +231,7 @@ def check_kept_chunks(
     budget: TokenBudget,
 ) -> bool:  # fmt: skip
     """Right when `answer` is the number of chunks that reach the reader over `questions` under the `tight` budget."""
-    if answer is None:
-        return not_yet(STUB_HINT)
-    count = as_count(answer)
-    if count is None:
-        return not_yet(f"the answer is a whole number of chunks, got {answer!r}")
+    count = as_whole_number(answer, f"the answer is a whole number of chunks, got {answer!r}")
     retrieved = {question: retrieve(question) for question in questions}
     kept = [reader_chunks(question, hits, tight) for question, hits in retrieved.items()]
     expected = sum(len(hits) for hits in kept)

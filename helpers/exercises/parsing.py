@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from helpers.exercises.base import STUB_HINT, as_count, not_yet, self_check, verdict
+from helpers.exercises.base import STUB_HINT, answer_problem, as_count, not_yet, require, self_check, verdict
 from helpers.parsing import parse, row_to_sentence
 
 
@@ -42,10 +42,7 @@ def _body(sentence: str) -> str:
 @self_check
 def check_row_sentence(sentence: object, path: str | Path) -> bool:
     """Right when `sentence` is the sentence the kit's table parser writes for the first data row of `path`."""
-    if sentence is None:
-        return not_yet(STUB_HINT)
-    if not isinstance(sentence, str):
-        return not_yet(f"the answer should be the sentence (a str), got a {type(sentence).__name__}")
+    require(answer_problem(sentence, str, "the sentence (a str)"))
     document = parse(path)[0]
     expected, caption = document.text.splitlines()[0], str(document.metadata.get("caption", ""))
     got = _folded(sentence)

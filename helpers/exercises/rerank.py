@@ -25,6 +25,7 @@ from helpers.exercises.base import (
     measured_problem,
     not_yet,
     number_function_verdict,
+    require,
     self_check,
     verdict,
 )
@@ -118,14 +119,9 @@ def check_best_max_terms(
     """Right when `answer` is the `max_terms` of `choices` whose keyword rewrite gives the best recall@5 and `recall`
     is the recall@5 measured for it (so that a guess among three does not pass)."""
     one = "the answer should be one max_terms (a whole number)"
-    choice, problem = as_choice(answer, choices, one, "measure the choices the exercise names ({choices}) and "
-                                      "pick one of them")  # fmt: skip
-    if problem:
-        return not_yet(problem)
+    choice = as_choice(answer, choices, one, "measure the choices the exercise names ({choices}) and pick one of them")
     scores = scores_by_max_terms(retriever, questions, choices)
-    problem = measured_problem(recall, scores[choice]["recall@5"], "best_terms_recall (its recall@5)")
-    if problem:
-        return not_yet(problem)
+    require(measured_problem(recall, scores[choice]["recall@5"], "best_terms_recall (its recall@5)"))
     best = _best(scores, "recall@5")
     if choice in best:
         tie = f" (tied with {sorted(best - {choice})})" if len(best) > 1 else ""

@@ -33,6 +33,7 @@ from helpers.exercises.base import (
     keeps,
     measured_problem,
     not_yet,
+    require,
     self_check,
     verdict,
 )
@@ -55,14 +56,10 @@ def cases_verdict(function: object, name: str, problem_on: Callable[..., str | N
     The real cases (`real()`) are built only once `function` is a function; `right` says what it got right, its
     "{checked}" filled in with how many cases of each kind.
     """
-    problem = function_problem(function, name)
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, name))
     cases = [*made_up, *real()]
     for case in cases:
-        problem = problem_on(function, *case)
-        if problem:
-            return not_yet(problem)
+        require(problem_on(function, *case))
     real_count = len(cases) - len(made_up)
     checked = f"{len(made_up)} made-up cases" + (f" and {real_count} {real_what}" if real_count else "")
     return verdict(True, right.format(checked=checked), "")
@@ -404,13 +401,9 @@ def check_best_rrf_k(answer: object, make: Callable[[int], Retriever], questions
     """Right when `answer` is the constant of `constants` with the best recall@5 on `questions` (ties: MRR) and
     `recall` is the recall@5 measured for it (so that a guess among three does not pass)."""
     one, unmeasured = "the answer is one rrf_k, a whole number (not a label)", "measure the constants the exercise "
-    choice, problem = as_choice(answer, constants, one, unmeasured + "names ({choices}) and pick one")
-    if problem:
-        return not_yet(problem)
+    choice = as_choice(answer, constants, one, unmeasured + "names ({choices}) and pick one")
     rows = scores_by_rrf_k(make, questions, constants)
-    problem = measured_problem(recall, rows[choice]["recall@5"], "best_rrf_recall (its recall@5)")
-    if problem:
-        return not_yet(problem)
+    require(measured_problem(recall, rows[choice]["recall@5"], "best_rrf_recall (its recall@5)"))
     top_recall = max(row["recall@5"] for row in rows.values())
     tied = {k for k, row in rows.items() if row["recall@5"] == top_recall}
     best = {k for k in tied if rows[k]["mrr"] == max(rows[t]["mrr"] for t in tied)}
@@ -488,9 +481,7 @@ def check_synonym_rule(rule: object, question_id: object, questions: Sequence[Qu
     of `retriever` with query expansion, and does not lower mean recall@k over the whole dev split."""
     if rule is None:
         return not_yet(STUB_HINT)
-    problem = _rule_problem(rule)
-    if problem:
-        return not_yet(problem)
+    require(_rule_problem(rule))
     question = next((q for q in questions if q.id == question_id and q.evidence), None)
     if question is None:
         return not_yet("first find the question the rule is for (the id above): a dev question with evidence")
@@ -553,9 +544,7 @@ def _ids(hits: object) -> list[str] | None:
 @self_check
 def check_dedupe_by_page(function: Dedupe | None, hits: Sequence[Hit] = ()) -> bool:
     """Right when `function(hits)` keeps the best hit of each (source, page), best first, on made-up and real hits."""
-    problem = function_problem(function, "dedupe_by_page")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "dedupe_by_page"))
     for name, ranking in (("the made-up ranking", made_up_hits()), ("the real hits", list(hits))):
         if not ranking:
             continue

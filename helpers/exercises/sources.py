@@ -23,7 +23,17 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from helpers.exercises.base import STUB_HINT, as_count, call_student, function_problem, not_yet, self_check, verdict
+from helpers.exercises.base import (
+    STUB_HINT,
+    NotYet,
+    as_count,
+    call_student,
+    function_problem,
+    not_yet,
+    require,
+    self_check,
+    verdict,
+)
 from helpers.parsing import ocr
 from helpers.sources import ACTIONS, KeywordPlanner
 from helpers.sources.aggregate import FIELDS
@@ -38,18 +48,18 @@ MIN_WORDS = 6
 # ----------------------------------------------------------------------------------------------- a planner rule
 
 
-def _plans(planner: Any, records: Sequence[Record]) -> tuple[dict[str, frozenset[str]], str | None]:
-    """The planner's plan of every record, by id, or what is wrong with one of them."""
+def _plans(planner: Any, records: Sequence[Record], where: str = "") -> dict[str, frozenset[str]]:
+    """The planner's plan of every record, by id; what is wrong with one of them (after `where`) ends the check."""
     plans = {}
     for record in records:
         got, error = call_student(planner.plan, record["question"])
         if error:
-            return {}, error
+            raise NotYet(where + error)
         if not isinstance(got, set | frozenset) or not all(action in ACTIONS for action in got):
-            return {}, (f"plan() should return a set of actions ({', '.join(ACTIONS)}), got {got!r} "
-                        f"for {record['question']!r}")  # fmt: skip
+            raise NotYet(f"{where}plan() should return a set of actions ({', '.join(ACTIONS)}), got {got!r} "
+                         f"for {record['question']!r}")  # fmt: skip
         plans[str(record["id"])] = frozenset(got)
-    return plans, None
+    return plans
 
 
 def _accuracy(plans: Mapping[str, frozenset[str]], records: Sequence[Record]) -> float:
@@ -74,10 +84,8 @@ def check_me_only_planner(planner: object, routing: Sequence[Record]) -> bool:
     if not callable(getattr(planner, "plan", None)):
         return not_yet(f"a planner has a plan(question) method, like KeywordPlanner; got a {type(planner).__name__}")
     dev, test = ([r for r in routing if r["split"] == split] for split in ("dev", "test"))
-    plans, error = _plans(planner, dev)
-    if error:
-        return not_yet(error)
-    keyword, _ = _plans(KeywordPlanner(), dev)
+    plans = _plans(planner, dev)
+    keyword = _plans(KeywordPlanner(), dev)
     labels = {str(r["id"]): frozenset(r["actions"]) for r in dev}
     broken = [i for i in labels if keyword[i] == labels[i] != plans[i]]
     if broken:
@@ -91,10 +99,8 @@ def check_me_only_planner(planner: object, routing: Sequence[Record]) -> bool:
     if not fixed:
         return not_yet("some plans changed, but none equals its label yet: compare each plan with the label "
                        "(\"What was my GPA?\" needs only search_student_docs)")  # fmt: skip
-    test_plans, error = _plans(planner, test)
-    if error:
-        return not_yet(f"on a held-out test question: {error}")
-    test_keyword, _ = _plans(KeywordPlanner(), test)
+    test_plans = _plans(planner, test, where="on a held-out test question: ")
+    test_keyword = _plans(KeywordPlanner(), test)
     dev_change = f"{_accuracy(keyword, dev):.3f} → {_accuracy(plans, dev):.3f}"
     test_change = f"{_accuracy(test_keyword, test):.3f} → {_accuracy(test_plans, test):.3f}"
     return verdict(True, f"dev accuracy {dev_change} ({len(fixed)} more routed right, none broken); "
@@ -188,9 +194,7 @@ def _hits(picks: Mapping[str, str | None], records: Sequence[Record], split: str
 @self_check
 def check_list_field(function: Callable[[str], str] | None, routing: Sequence[Record]) -> bool:
     """Right when `function(question)` names a field of the class schedule for every labelled list question."""
-    problem = function_problem(function, "llm_list_field")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "llm_list_field"))
     records = [r for r in routing if r.get("list")]
     picks: dict[str, str | None] = {}
     for record in records:

@@ -24,11 +24,12 @@ import numpy as np
 from helpers.core import search
 from helpers.exercises.base import (
     STUB_HINT,
-    as_count,
+    as_whole_number,
     call_for_pairs,
     call_student,
     function_problem,
     not_yet,
+    require,
     self_check,
     verdict,
 )
@@ -71,11 +72,7 @@ def first_rank(rag: Any, question: str, text: str) -> int | None:
 @self_check
 def check_first_rank(rank: object, rag: Any, question: str, answer: str) -> bool:
     """Right when `rank` is where the core's search puts the first chunk holding `answer` (counted from 1)."""
-    if rank is None:
-        return not_yet(STUB_HINT)
-    count = as_count(rank)
-    if count is None:
-        return not_yet(f"the answer should be a whole number (a rank), got a {type(rank).__name__}")
+    count = as_whole_number(rank, f"the answer should be a whole number (a rank), got a {type(rank).__name__}")
     expected = first_rank(rag, question, answer)
     if expected is None:
         return not_yet(f"no chunk of this corpus holds {answer!r}: choose an answer the documents state")
@@ -127,15 +124,11 @@ def _search_slip(got: Pairs, matrix: np.ndarray, query: np.ndarray, k: int, min_
 @self_check
 def check_search_above(function: SearchAbove | None) -> bool:
     """Right when `function(matrix, query, k, min_cosine)` keeps the k best rows whose cosine reaches the floor."""
-    problem = function_problem(function, "search_above")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "search_above"))
     cases: Sequence[tuple[np.ndarray, np.ndarray, int, float]] = search_cases()
     for matrix, query, k, min_cosine in cases:
         wanted = "return a list of (row, cosine) pairs like core.search does, got {}"
-        pairs, error = call_for_pairs(function, matrix, query, k, min_cosine, wanted=wanted)  # type: ignore[arg-type]
-        if error:
-            return not_yet(error)
+        pairs = call_for_pairs(function, matrix, query, k, min_cosine, wanted=wanted)  # type: ignore[arg-type]
         if not _same(pairs, reference_search_above(matrix, query, k, min_cosine)):
             return not_yet(_search_slip(pairs, matrix, query, k, min_cosine))
     right = "at most k rows, best first, none below the floor — and an empty list when no row reaches it."
@@ -145,9 +138,7 @@ def check_search_above(function: SearchAbove | None) -> bool:
 @self_check
 def check_rag(function: object, rag: Any, questions: Sequence[str]) -> bool:
     """Right when `function(question)` gives the core's reply to each question: its own search, prompt and call."""
-    problem = function_problem(function, "rag")
-    if problem:
-        return not_yet(problem)
+    require(function_problem(function, "rag"))
     if "ask" in getattr(getattr(function, "__code__", None), "co_names", ()):
         return not_yet("write the loop itself — search, build_prompt, the model's chat — rather than calling an ask")
     for question in questions:

@@ -21,6 +21,7 @@ ordinary sentence of the document (a wrong date stated as a fact) is data, and n
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -54,14 +55,10 @@ class Rule:
         return _compiled(self.pattern).search(text)
 
 
-_CACHE: dict[str, re.Pattern[str]] = {}
-
-
+@functools.cache
 def _compiled(pattern: str) -> re.Pattern[str]:
     """The pattern compiled once (case-insensitive)."""
-    if pattern not in _CACHE:
-        _CACHE[pattern] = re.compile(pattern, re.IGNORECASE)
-    return _CACHE[pattern]
+    return re.compile(pattern, re.IGNORECASE)
 
 
 def _any(*alternatives: str) -> str:
@@ -202,14 +199,10 @@ def check_input(question: str, rules: Sequence[Rule] | None = None) -> GuardResu
     # (a blocked question keeps its text, for callers that only read `.question`)
     if not any(character.isalnum() for character in question):
         return GuardResult(True, question, message="Please type a question: this one has no words in it.")
-    if len(question.strip()) > MAX_QUESTION_CHARS:
-        length = len(question.strip())
-        return GuardResult(
-            True,
-            question,
-            message=f"Please shorten the question to {MAX_QUESTION_CHARS:,} characters "
-            f"(it has {length:,}); ask about one thing at a time.",
-        )
+    length = len(question.strip())
+    if length > MAX_QUESTION_CHARS:
+        shorten = f"Please shorten the question to {MAX_QUESTION_CHARS:,} characters (it has {length:,}); "
+        return GuardResult(True, question, message=shorten + "ask about one thing at a time.")
     sentences = [s for s in _SENTENCE_END.split(question.strip()) if s]
     found = [(s, matching_rule(s, rules)) for s in sentences]
     removed = tuple(s for s, rule in found if rule is not None)
@@ -243,9 +236,7 @@ _REDIRECTS = [re.compile(p, re.IGNORECASE) for p in REDIRECTS]
 
 def clean_output(text: str) -> str:
     """The answer without sign-offs and redirects away from the documents, white space tidied."""
-    for pattern in _REDIRECTS:
-        text = pattern.sub("", text)
-    for pattern in _SIGN_OFFS:
+    for pattern in [*_REDIRECTS, *_SIGN_OFFS]:
         text = pattern.sub("", text)
     return " ".join(text.split()).strip(" ,-")
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from helpers.corpus import Question
 from helpers.metrics.answers import normalize_answer
-from helpers.metrics.retrieval import RetrievalScores, hit_at_k, mrr, recall_at_k
+from helpers.metrics.retrieval import RetrievalScores, score_row
 from helpers.types import Hit
 
 
@@ -47,13 +47,6 @@ def evaluate_answer_retrieval(
     questions: Sequence[Question], retrieve: Callable[[Question], Sequence[Hit]], ks: Sequence[int] = (1, 5, 10)
 ) -> RetrievalScores:
     """Run `retrieve` on every answerable question with evidence and score hit@k, recall@k and MRR."""
-    rows = []
-    for question in (q for q in questions if q.evidence and q.answers):
-        labels = answer_labels(list(retrieve(question)), question)
-        row: dict[str, object] = {"id": question.id, "category": question.category}
-        for k in ks:
-            row[f"hit@{k}"] = hit_at_k(labels, k)
-            row[f"recall@{k}"] = recall_at_k(labels, k, 1)
-        row["mrr"] = mrr(labels)
-        rows.append(row)
+    answerable = [q for q in questions if q.evidence and q.answers]
+    rows = [score_row(q, answer_labels(list(retrieve(q)), q), ks, n_evidence=1) for q in answerable]
     return RetrievalScores(pd.DataFrame(rows))

@@ -67,6 +67,15 @@ def ndcg_at_k(labels: Sequence[set[int]], k: int, n_evidence: int) -> float:
     return dcg / ideal if ideal else 0.0
 
 
+def score_row(question: Question, labels: Sequence[set[int]], ks: Sequence[int], n_evidence: int) -> dict[str, object]:
+    """One question's row of scores: its id and category, hit@k and recall@k for each k, and MRR."""
+    row: dict[str, object] = {"id": question.id, "category": question.category}
+    for k in ks:
+        row[f"hit@{k}"] = hit_at_k(labels, k)
+        row[f"recall@{k}"] = recall_at_k(labels, k, n_evidence)
+    return row | {"mrr": mrr(labels)}
+
+
 @dataclass
 class RetrievalScores:
     """Per-question metrics as a table, with means overall and by category."""
@@ -96,11 +105,5 @@ def evaluate_retrieval(
     for question in tqdm(answerable, desc="retrieval eval", disable=not progress):
         labels = relevance_labels(list(retrieve(question)), question.evidence)
         n = len(question.evidence)
-        row: dict[str, object] = {"id": question.id, "category": question.category}
-        for k in ks:
-            row[f"hit@{k}"] = hit_at_k(labels, k)
-            row[f"recall@{k}"] = recall_at_k(labels, k, n)
-        row["mrr"] = mrr(labels)
-        row[f"ndcg@{max(ks)}"] = ndcg_at_k(labels, max(ks), n)
-        rows.append(row)
+        rows.append(score_row(question, labels, ks, n) | {f"ndcg@{max(ks)}": ndcg_at_k(labels, max(ks), n)})
     return RetrievalScores(pd.DataFrame(rows))
