@@ -7,7 +7,8 @@ HTML comments (`<!-- BEGIN SOLUTION -->` … `<!-- END SOLUTION -->`). In the st
 function whose signature the student keeps) and a Markdown block becomes "*Your answer here.*"; text outside
 the markers stays as it is, and cells without markers stay byte-identical.
 Exercises with a computable answer check themselves with a `check_…` cell the stub leaves in place (the
-stage's module of `helpers/exercises/`; CI runs them on the instructor solutions). What it leaves out: hidden
+stage's module of `helpers/exercises/`; CI runs them on the instructor solutions). `run_all_stop` names the cell
+where Run All stops in the student copy. What it leaves out: hidden
 tests and grading (nbgrader's), and any check of the exercises whose answer is prose.
 """
 
@@ -23,6 +24,7 @@ from helpers.config import REPO_ROOT
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 MARKDOWN_BEGIN, MARKDOWN_END = "<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->"
 STUB = "# YOUR CODE HERE\nraise NotImplementedError"
+TOP_LEVEL_STUB = re.compile(r"^raise NotImplementedError", re.MULTILINE)  # a stub that runs when its cell does
 MARKDOWN_STUB = "*Your answer here.*"
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 
@@ -61,6 +63,19 @@ def student_notebook(notebook: nbformat.NotebookNode, name: str = "notebook") ->
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     return copy
+
+
+def run_all_stop(notebook: nbformat.NotebookNode) -> int | None:
+    """The cell where Run All stops in the student copy (None: it runs to the end).
+
+    It is the first code cell whose stub runs at the top level: an answer to write before going on, as in
+    nbgrader's release copy. A stub inside a function stops nothing on its own: the check after it only prints
+    "not yet", and a slot's function that is not written yet falls back to the kit's own (`helpers.mechanisms`).
+    """
+    for number, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code" and TOP_LEVEL_STUB.search(student_source(cell.source, "code")):
+            return number
+    return None
 
 
 def write_student_version(out: str | Path, notebooks: str | Path = NOTEBOOKS_DIR) -> list[Path]:
