@@ -12,6 +12,7 @@ from nbclient.exceptions import CellExecutionError
 
 from helpers.classroom.student import NOTEBOOKS_DIR, run_all_stop, student_notebook
 from helpers.config import REPO_ROOT
+from helpers.exercises.base import STRICT_ENV
 
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
 
@@ -35,8 +36,11 @@ def test_the_instructors_page_says_where_run_all_stops(path: Path) -> None:
     )
 
 
-def test_the_student_copy_of_02_runs_past_the_unwritten_splitter_and_stops_at_exercise_1(tmp_path: Path) -> None:
+def test_the_student_copy_of_02_runs_past_the_unwritten_splitter_and_stops_at_exercise_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Executed for real: the splitter's stub falls back to the kit's (one line says so), the answer cell stops it."""
+    monkeypatch.delenv(STRICT_ENV, raising=False)  # a student's kernel: a check says "not yet" and goes on
     path = NOTEBOOKS_DIR / "02_chunking.ipynb"
     notebook = student_notebook(nbformat.read(path, as_version=4), path.name)
     where = {"metadata": {"path": str(tmp_path)}}  # the kernel's folder: no my_rag.py there, as on a new machine
