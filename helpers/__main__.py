@@ -165,6 +165,22 @@ def _nbgrader_course(args: argparse.Namespace) -> int:
     return 0
 
 
+def _leaderboard(args: argparse.Namespace) -> int:
+    """Print the class leaderboard: every student's capstone row under a folder, best test F1 first."""
+    from helpers.classroom.leaderboard import collect_leaderboard
+
+    try:
+        table = collect_leaderboard(args.folder)
+    except FileNotFoundError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(table.to_string(index=False) if len(table) else f"no leaderboard.csv under {args.folder}")
+    if args.out:
+        table.to_csv(args.out, index=False)
+        print(f"saved: {args.out}")
+    return 0
+
+
 def _config(args: argparse.Namespace) -> int:
     """The settings, the environment variables a deployment may set, and the retrieval stack in query order."""
     show()
@@ -233,6 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     course.add_argument("--notebooks", default=None, help="comma-separated numbers or names (05,07); default: all")
     course.add_argument("--assignment", default=None, help="one assignment of these notebooks (default: one each)")
     course.set_defaults(run=_nbgrader_course)
+    board = sub.add_parser("leaderboard", help="the class leaderboard: every capstone row under a folder")
+    board.add_argument("folder", help="the course's submitted/ folder (nbgrader), or any folder of leaderboard.csv")
+    board.add_argument("--out", default=None, help="also write the table to this CSV")
+    board.set_defaults(run=_leaderboard)
     sub.add_parser("config", help="print the configuration and the retrieval stack").set_defaults(run=_config)
     args = parser.parse_args(argv)
     try:

@@ -42,7 +42,7 @@ from helpers.retrieval import dedupe_by_source
 from helpers.types import Hit
 
 HELPERS = Path(__file__).resolve().parents[1] / "helpers"
-EXERCISED = [f"{number:02d}" for number in range(12)]  # every notebook has a self-checking exercise
+EXERCISED = [f"{number:02d}" for number in range(13)]  # every notebook has a self-checking exercise
 CALL = re.compile(r"\b(check_\w+)\(")
 SOLUTION = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
 

@@ -1,4 +1,5 @@
-"""The student version: no solution survives, every other cell is untouched, markers that do not pair are named."""
+"""The student version: no solution or hidden test survives, every other cell is untouched, markers that do not pair
+are named."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from helpers.__main__ import main
 from helpers.classroom import BEGIN, MARKDOWN_STUB, STUB, ClassroomError, student_source, write_student_version
-from helpers.classroom.student import MARKDOWN_BEGIN, NOTEBOOKS_DIR
+from helpers.classroom.student import BEGIN_HIDDEN, HIDDEN_BLOCK, MARKDOWN_BEGIN, NOTEBOOKS_DIR
 
 SOLUTION = re.compile(re.escape(BEGIN) + r"(.*?)### END SOLUTION", re.S)
 
@@ -39,6 +40,8 @@ def test_the_student_version_keeps_no_solution_and_every_other_cell(tmp_path: Pa
                 stubs += 1
             elif MARKDOWN_BEGIN in theirs.source:  # a prose answer or an instructor's rubric
                 assert MARKDOWN_BEGIN not in ours.source and MARKDOWN_STUB in ours.source
+            elif BEGIN_HIDDEN in theirs.source:  # hidden tests: gone, the rest of the cell kept
+                assert BEGIN_HIDDEN not in ours.source and ours.source == HIDDEN_BLOCK.sub("", theirs.source)
             else:  # byte-identical source, type and metadata
                 fields = ("source", "cell_type", "metadata")
                 assert [ours[f] for f in fields] == [theirs[f] for f in fields], f"{path.name}: a cell changed"

@@ -26,7 +26,7 @@ from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import MetadataValidator
 
 from helpers.__main__ import main
-from helpers.classroom import BEGIN, ClassroomError
+from helpers.classroom import BEGIN, ClassroomError, student_source
 from helpers.classroom.grading import (
     ANSWER_POINTS,
     BEGIN_HIDDEN,
@@ -66,7 +66,7 @@ def test_every_cell_of_every_notebook_is_marked_from_the_kits_conventions(path: 
         if BEGIN in theirs.source or MARKDOWN_BEGIN in theirs.source:
             assert meta["solution"] and not meta["locked"] and ours.source == theirs.source
             assert meta["grade"] == (theirs.cell_type == "markdown")  # a written answer is graded by hand
-        elif theirs.cell_type == "code" and check_statements(theirs.source, checks):
+        elif theirs.cell_type == "code" and (check_statements(theirs.source, checks) or BEGIN_HIDDEN in theirs.source):
             assert meta["grade"] and meta["locked"] and meta["points"] >= 1
             assert ours.source.startswith(theirs.source.rstrip()) and BEGIN_HIDDEN in ours.source
             ast.parse(ours.source)
@@ -97,6 +97,17 @@ def test_a_markdown_answer_is_graded_by_hand() -> None:
     MetadataValidator().validate_nb(marked)
     meta = _marks(marked)[0]
     assert meta["solution"] and meta["grade"] and not meta["locked"] and meta["points"] == ANSWER_POINTS
+
+
+def test_a_cell_with_hidden_tests_of_its_own_is_graded_and_the_student_copy_has_none() -> None:
+    source = "# hidden tests run here\n### BEGIN HIDDEN TESTS\nassert answer == 42\n### END HIDDEN TESTS"
+    marked = nbgrader_notebook(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), "nb")
+    MetadataValidator().validate_nb(marked)
+    meta = _marks(marked)[0]
+    assert meta["grade"] and meta["locked"] and meta["points"] == 1 and marked.cells[0].source == source
+    assert student_source(source, "code") == "# hidden tests run here\n"
+    with pytest.raises(ClassroomError, match="hidden"):
+        nbgrader_notebook(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source[:-20])]), "nb")
 
 
 def test_a_hidden_test_fails_the_cell_on_a_not_yet_though_the_check_only_prints_it() -> None:

@@ -8,7 +8,8 @@
 
 `ingest.py` (a folder into its own collection, idempotent), `helpers.corpus.questions` (your CSV or JSONL
 of questions and answers), `evaluate.py` (closed book vs dense vs hybrid vs reranked: EM,
-F1, answer-in-top-k), and `open_realworld` (the real-document set's pipeline, notebook 06).
+F1, answer-in-top-k), `open_realworld` (the real-document set's pipeline, notebook 06), and `capstone.py` (notebook 12:
+settings swept on dev, reported once on test).
 The command line does the same: `python -m helpers eval --docs FOLDER --questions FILE [--limit N]`.
 What it leaves out: file formats the parsers do not know (they are skipped and listed), and LLM judges.
 """

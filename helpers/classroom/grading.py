@@ -6,6 +6,8 @@ here from what they already say, so an exercise is picked up as soon as it is wr
 - A Markdown cell with `<!-- BEGIN SOLUTION -->` … `<!-- END SOLUTION -->` is an answer graded by hand.
 - A code cell that calls a self-check (a `check_…` imported from `helpers.exercises`) is an autograded test cell:
   its hidden tests assert each check again, so a "not yet" costs the cell its points.
+- A code cell with hidden tests of its own (`### BEGIN HIDDEN TESTS` … `### END HIDDEN TESTS`) is an autograded
+  test cell too, a point per block; nbgrader's generate_assignment removes the block from the student's copy.
 - Every other cell is locked, so the code that measures stays the kit's.
 
     >>> write_course("course")                    # python -m helpers nbgrader-course course
@@ -30,6 +32,8 @@ import nbformat
 
 from helpers.classroom.student import (
     BEGIN,
+    BEGIN_HIDDEN,
+    END_HIDDEN,
     MARKDOWN_BEGIN,
     MARKDOWN_STUB,
     NOTEBOOKS_DIR,
@@ -44,7 +48,6 @@ CHECK_POINTS = 1  # per check a test cell asserts
 ANSWER_POINTS = 1  # per Markdown answer, graded by hand
 COURSE_ID = "rag-teaching-kit"
 CELL_TIMEOUT_S = 600  # as scripts/test.sh gives nbval: a notebook cell that measures may take minutes
-BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -128,13 +131,14 @@ def nbgrader_cell(cell: nbformat.NotebookNode, grade_id: str, names: set[str]) -
     """A copy of the cell with nbgrader's metadata, and hidden tests when it calls self-checks."""
     copy = nbformat.from_dict(cell)
     student_source(cell.source, cell.cell_type)  # markers that do not pair raise ClassroomError here
+    authored = cell.source.count(BEGIN_HIDDEN) if cell.cell_type == "code" else 0  # hidden tests written in the cell
     if cell.cell_type == "markdown" and MARKDOWN_BEGIN in cell.source:
         meta = _metadata(grade_id, solution=True, grade=True, points=ANSWER_POINTS)
     elif cell.cell_type == "code" and BEGIN in cell.source:
         meta = _metadata(grade_id, solution=True)
-    elif cell.cell_type == "code" and (statements := check_statements(cell.source, names)):
-        meta = _metadata(grade_id, grade=True, points=CHECK_POINTS * len(statements))
-        copy.source = f"{cell.source.rstrip()}\n{hidden_tests(statements)}"
+    elif cell.cell_type == "code" and ((statements := check_statements(cell.source, names)) or authored):
+        meta = _metadata(grade_id, grade=True, points=CHECK_POINTS * (len(statements) + authored))
+        copy.source = f"{cell.source.rstrip()}\n{hidden_tests(statements)}" if statements else cell.source
     else:
         meta = _metadata(grade_id)
     copy.metadata["nbgrader"] = meta

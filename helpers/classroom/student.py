@@ -7,9 +7,10 @@ HTML comments (`<!-- BEGIN SOLUTION -->` … `<!-- END SOLUTION -->`). In the st
 function whose signature the student keeps) and a Markdown block becomes "*Your answer here.*"; text outside
 the markers stays as it is, and cells without markers stay byte-identical.
 Exercises with a computable answer check themselves with a `check_…` cell the stub leaves in place (the
-stage's module of `helpers/exercises/`; CI runs them on the instructor solutions). `run_all_stop` names the cell
-where Run All stops in the student copy. What it leaves out: hidden
-tests and grading (nbgrader's), and any check of the exercises whose answer is prose.
+stage's module of `helpers/exercises/`; CI runs them on the instructor solutions). Hidden tests written into a
+cell (`### BEGIN HIDDEN TESTS` … `### END HIDDEN TESTS`, nbgrader's markers) are removed, as nbgrader removes them.
+`run_all_stop` names the cell where Run All stops in the student copy.
+What it leaves out: grading (nbgrader's), and any check of the exercises whose answer is prose.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from helpers.config import REPO_ROOT
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 MARKDOWN_BEGIN, MARKDOWN_END = "<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->"
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 STUB = "# YOUR CODE HERE\nraise NotImplementedError"
 TOP_LEVEL_STUB = re.compile(r"^raise NotImplementedError", re.MULTILINE)  # a stub that runs when its cell does
 MARKDOWN_STUB = "*Your answer here.*"
@@ -44,11 +46,19 @@ def _indented(stub: str, source: str, start: int) -> str:
     return stub.replace("\n", "\n" + indent) if not indent.strip() else stub
 
 
+HIDDEN_BLOCK = re.compile(rf"^[ \t]*{re.escape(BEGIN_HIDDEN)}.*?{re.escape(END_HIDDEN)}[^\n]*\n?", re.S | re.M)
+
+
 def student_source(source: str, cell_type: str) -> str:
-    """A cell's source with each solution block replaced by the stub of its cell type."""
+    """A cell's source with each solution block replaced by the stub of its cell type, and no hidden tests."""
     begin, end, stub = (BEGIN, END, STUB) if cell_type == "code" else (MARKDOWN_BEGIN, MARKDOWN_END, MARKDOWN_STUB)
     if source.count(begin) != source.count(end):
         raise ClassroomError(f"{source.count(begin)} begin and {source.count(end)} end solution markers")
+    if cell_type == "code":
+        begins, ends = source.count(BEGIN_HIDDEN), source.count(END_HIDDEN)
+        if begins != ends:
+            raise ClassroomError(f"{begins} begin and {ends} end hidden tests markers")
+        source = HIDDEN_BLOCK.sub("", source)
     return _block(begin, end).sub(lambda match: _indented(stub, source, match.start()), source)
 
 

@@ -4,9 +4,9 @@
 `Question` records from `course_data/gold/gold.jsonl` (format: `course_data/gold/FORMAT.md`);
 `load_routing()` the labelled routing questions. Beside it: `pinned.py` (document sets pinned to commits of
 public repositories, the real-document set and the paper collection: manifests, rebuilds, questions),
-`realworld.py` (the real-document set under its own names) and `questions.py` (your own CSV or JSONL of
-questions). It sits at the bottom of the package with `config`, so every stage can name a `Question`. What it
-leaves out: parsing the documents (`helpers.parsing`).
+`realworld.py` (the real-document set under its own names), `capstone.py` (notebook 12's corpus and questions)
+and `questions.py` (your own CSV or JSONL of questions). It sits at the bottom of the package with `config`, so
+every stage can name a `Question`. What it leaves out: parsing the documents (`helpers.parsing`).
 """
 
 from __future__ import annotations
