@@ -15,16 +15,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pandas as pd
-from nbgrader.api import Gradebook
-from test_grading import _first_checked_exercise, _marks, _nbgrader, _with_solution, graded_points
+from test_grading import _marks, graded_points, graded_three_ways
 
 from helpers.byod.capstone import REPORT_KEYS, Setting, reference_choice, report_on_test, shortlist
-from helpers.classroom.grading import BEGIN_HIDDEN, COURSE_ID, write_course
+from helpers.classroom.grading import BEGIN_HIDDEN
 from helpers.classroom.leaderboard import collect_leaderboard
-from helpers.classroom.student import BEGIN
 from helpers.corpus import DOCS_DIR, course_files
 from helpers.corpus.capstone import CAPSTONE_DOCS, load_capstone
 from helpers.exercises.capstone import check_choice, report_mismatches, rigged_dev_rows, with_decoy_test_rows
@@ -33,7 +30,6 @@ from helpers.parsing import parse
 
 NOTEBOOK = "12_capstone"
 ASSIGNMENT = "capstone"
-STUDENTS = ("instructor", "release", "partial")
 
 
 def test_the_corpus_is_new_and_every_evidence_quote_is_in_its_document() -> None:
@@ -105,31 +101,11 @@ def test_the_report_holds_its_estimates_and_names_what_differs() -> None:
     assert report_mismatches({k: v for k, v in report.items() if k != "p"}, report) == ["p"]
 
 
-def _submit(course: Path, student: str, notebook: nbformat.NotebookNode) -> None:
-    folder = course / "submitted" / student / ASSIGNMENT
-    folder.mkdir(parents=True)
-    nbformat.write(notebook, folder / f"{NOTEBOOK}.ipynb")
-
-
 def test_nbgrader_grades_the_capstone_with_its_hidden_tests(tmp_path: Path) -> None:
     start = time.perf_counter()
     course = tmp_path / "course"
-    write_course(course, [NOTEBOOK], assignment=ASSIGNMENT)
-    _nbgrader(course, "generate_assignment", ASSIGNMENT)
-    source, release = (nbformat.read(course / kind / ASSIGNMENT / f"{NOTEBOOK}.ipynb", as_version=4)
-                       for kind in ("source", "release"))  # fmt: skip
+    source, scores, total = graded_three_ways(course, NOTEBOOK, ASSIGNMENT)
     assert any(BEGIN_HIDDEN in cell.source for cell in source.cells)
-    assert all(BEGIN not in cell.source and BEGIN_HIDDEN not in cell.source for cell in release.cells)
-    _, solution_id = _first_checked_exercise(source)
-    _submit(course, "instructor", source)
-    _submit(course, "release", release)
-    _submit(course, "partial", _with_solution(release, source, solution_id))
-    _nbgrader(course, "autograde", ASSIGNMENT)
-
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gradebook:
-        submissions = {student: gradebook.find_submission(ASSIGNMENT, student) for student in STUDENTS}
-        scores = {student: submission.code_score for student, submission in submissions.items()}
-        total = submissions["instructor"].max_code_score
     hidden = sum(BEGIN_HIDDEN in cell.source and not meta["solution"] for cell, meta in zip(
         source.cells, _marks(source), strict=True))  # fmt: skip
     assert total == graded_points(source) and hidden >= 2

@@ -140,10 +140,29 @@ def _nbgrader(course: Path, *args: str) -> None:
     assert result.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{result.stderr[-4000:]}"
 
 
-def _submit(course: Path, student: str, notebook: Notebook) -> None:
-    folder = course / "submitted" / student / ASSIGNMENT
+def _submit(course: Path, student: str, notebook: Notebook, name: str = GRADED, assignment: str = ASSIGNMENT) -> None:
+    folder = course / "submitted" / student / assignment
     folder.mkdir(parents=True)
-    nbformat.write(notebook, folder / f"{GRADED}.ipynb")
+    nbformat.write(notebook, folder / f"{name}.ipynb")
+
+
+def graded_three_ways(course: Path, name: str, assignment: str) -> tuple[Notebook, dict[str, float], float]:
+    """nbgrader's round trip on one notebook: its source, and the code scores of the instructor's solutions, the
+    release's stubs and a release with the first checked exercise solved (with the points there are to get)."""
+    write_course(course, [name], assignment=assignment)
+    _nbgrader(course, "generate_assignment", assignment)  # autograde adds each student to the gradebook itself
+    source, release = (nbformat.read(course / kind / assignment / f"{name}.ipynb", as_version=4)
+                       for kind in ("source", "release"))  # fmt: skip
+    assert all(BEGIN not in cell.source and BEGIN_HIDDEN not in cell.source for cell in release.cells)
+    _, solution_id = _first_checked_exercise(source)
+    for student, notebook in (("instructor", source), ("release", release),
+                              ("partial", _with_solution(release, source, solution_id))):  # fmt: skip
+        _submit(course, student, notebook, name, assignment)
+    _nbgrader(course, "autograde", assignment)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gradebook:
+        submissions = {student: gradebook.find_submission(assignment, student) for student in STUDENTS}
+        scores = {student: submission.code_score for student, submission in submissions.items()}
+        return source, scores, submissions["instructor"].max_code_score  # autograded points (prose is read by hand)
 
 
 def _first_checked_exercise(source: Notebook) -> tuple[str, str]:
@@ -169,21 +188,9 @@ def test_nbgrader_gives_full_marks_to_the_solutions_zero_to_the_stubs_and_part_t
 ) -> None:
     start = time.perf_counter()
     course = tmp_path / "course"
-    write_course(course, [GRADED], assignment=ASSIGNMENT)
-    _nbgrader(course, "generate_assignment", ASSIGNMENT)  # autograde adds each student to the gradebook itself
-    source, release = (nbformat.read(course / kind / ASSIGNMENT / f"{GRADED}.ipynb", as_version=4)
-                       for kind in ("source", "release"))  # fmt: skip
-    assert all(BEGIN not in cell.source and BEGIN_HIDDEN not in cell.source for cell in release.cells)
-    test_id, solution_id = _first_checked_exercise(source)
-    _submit(course, "instructor", source)
-    _submit(course, "release", release)
-    _submit(course, "partial", _with_solution(release, source, solution_id))
-    _nbgrader(course, "autograde", ASSIGNMENT)
-
+    source, scores, total = graded_three_ways(course, GRADED, ASSIGNMENT)
+    test_id, _ = _first_checked_exercise(source)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gradebook:
-        submissions = {student: gradebook.find_submission(ASSIGNMENT, student) for student in STUDENTS}
-        scores = {student: submission.code_score for student, submission in submissions.items()}
-        total = submissions["instructor"].max_code_score  # the autograded points (written answers are read by hand)
         first = gradebook.find_grade(test_id, GRADED, ASSIGNMENT, "partial")
         first_check = (first.score, first.max_score)
     assert total == graded_points(source) >= 2, "the graded notebook needs two self-checked exercises or more"
