@@ -3,13 +3,13 @@
     .venv/bin/python -m bench.question_path --name question_path_after
     .venv/bin/python -m bench.question_path --compare question_path_before question_path_after
 
-For each `dev` question of the course corpus and of the real-document set (when rebuilt) it records the passages
-the configured pipeline retrieves (`RAGPipeline.search`: node ids and fused scores, rounded to 1e-6) and a sha256 of
-the messages `RAGPipeline.generate` sends the reader in short mode, with the answer-token limit. The reader's
-answer is a function of exactly these (temperature 0, one model file: the answer cache is keyed by them), so
-equal prompts mean equal answers. Here the model is a recorder that keeps the messages and answers nothing:
-the run takes a minute, not the hour of the 1.5B reader. Run it with the code before and after a change (a
-`git worktree` of the old commit, this file copied into its bench/), then `--compare`.
+For each `dev` question of the course corpus and of the real-document set (when rebuilt) it records the passages the
+configured pipeline retrieves (`RAGPipeline.search`: node ids and each hit's highest stage score, rounded to 1e-6)
+and a sha256 of the messages `RAGPipeline.generate` sends the reader in short mode, with the answer-token limit. The
+reader's answer is a function of exactly these (temperature 0, one model file: the answer cache is keyed by them),
+so equal prompts mean equal answers. Here the model is a recorder that keeps the messages and answers nothing: the
+run takes a minute, not the hour of the 1.5B reader. Run it with the code before and after a change (a `git
+worktree` of the old commit, this file copied into its bench/), then `--compare`.
 What it leaves out: the app's and the notebooks' own knobs (only the configured defaults are walked).
 """
 

@@ -431,7 +431,7 @@ def load_settings(toml_path: Path | None = None, environ: dict[str, str] | None 
     known = {key: value_of(defaults, key) for key in KEYS}
     values: dict[str, object] = {}
 
-    toml_path = toml_path or Path(environ.get(CONFIG_ENV, REPO_ROOT / "kit.toml"))
+    toml_path = toml_path or Path(environ.get(CONFIG_ENV) or REPO_ROOT / "kit.toml")
     if toml_path.exists():
         values.update(_toml_values(toml_path, known))
 
@@ -440,11 +440,13 @@ def load_settings(toml_path: Path | None = None, environ: dict[str, str] | None 
             values[key] = _coerce(env_name, environ[env_name], known[key])
     stray = [f"KIT_{key.upper()}" for key in KEYS if key not in ENVIRONMENT and environ.get(f"KIT_{key.upper()}")]
     if stray:
-        key, raw = stray[0][4:].lower(), environ[stray[0]]
-        value = raw if isinstance(known[key], (bool, int, float)) else f'"{raw}"'
+        key = stray[0][4:].lower()
+        value = _coerce(stray[0], environ[stray[0]], known[key])
+        written = str(value).lower() if isinstance(value, bool) else value
+        written = written if isinstance(value, bool | int | float) else f'"{value}"'
         raise ConfigError(
-            f"{stray[0]} is not read from the environment (only what a deployment sets is: "
-            f"python -m helpers config lists them); write `{key} = {value}` in kit.toml instead"
+            f"{stray[0]} is not read from the environment (only what a deployment sets is: the README's table of "
+            f"environment variables); write `{key} = {written}` in kit.toml instead"
         )
     if values.get("openai_base_url") and "llm_backend" not in values:
         values["llm_backend"] = "openai"  # an endpoint given by env means: use it

@@ -14,7 +14,7 @@ beside the notebooks, a file you can open and read as your system; `load_mine()`
 notebook, and the app, puts each function of that file back in its slot, in a new kernel too.
 
 A stage looks its slot up at call time with `chosen(slot, kit_function)`, so a change takes effect at once, and
-`calls()` counts how often the kit ran each slot on a function of yours.
+`calls()` counts how often the kit looked a slot up while a function of yours held it.
 What it leaves out: checking that your function is right (the exercises' checks do that before `keep`).
 """
 
@@ -23,13 +23,13 @@ from __future__ import annotations
 import ast
 import builtins
 import dis
-import importlib.util
 import inspect
 import textwrap
 import types
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +48,15 @@ SLOTS: dict[str, str] = {
     " differences b - a, notebook 08)",
 }
 
+MEASURES = ("exact_match", "f1", "bootstrap")  # the slots that score answers: a shared score runs the kit's
 MY_RAG = "my_rag.py"  # the student's own module, kept beside the notebooks (the kernel's working folder)
 
 _chosen: dict[str, Callable[..., Any]] = {}
 _calls: Counter[str] = Counter()
 _unwritten: set[str] = set()  # slots whose function raised NotImplementedError (said once)
+_wrappers: dict[tuple[str, Callable[..., Any], Callable[..., Any]], Callable[..., Any]] = {}
+_kit_only: ContextVar[frozenset[str] | set[str]] = ContextVar("kit_only", default=frozenset())  # kits_own's slots
+_loaded: set[str] = set()  # the slots the last load_mine filled
 
 
 class SlotError(ValueError):
@@ -72,22 +76,20 @@ def use(slot: str, function: Callable[..., Any], quiet: bool = False) -> None:
 
 
 @contextmanager
-def kits_own(enabled: bool = True) -> Iterator[None]:
-    """Inside the block every slot runs the kit's own function (yours come back after it): mine against the kit's."""
-    if not enabled:
-        yield
-        return
-    saved = dict(_chosen)
-    _chosen.clear()
+def kits_own(enabled: bool = True, slots: tuple[str, ...] = tuple(SLOTS)) -> Iterator[None]:
+    """Inside the block `slots` (default: all) run the kit's own functions, in this thread only: mine against the
+    kit's, or a score every student is measured by alike."""
+    token = _kit_only.set(_kit_only.get() | set(slots)) if enabled else None
     try:
         yield
     finally:
-        _chosen.update(saved)
+        if token is not None:
+            _kit_only.reset(token)
 
 
 def yours(slot: str) -> bool:
-    """Whether a function of yours runs `slot` (the kit's own runs it otherwise)."""
-    return slot in _chosen
+    """Whether a function of yours runs `slot` (the kit's own runs it otherwise, and once yours fell back)."""
+    return slot in _chosen and slot not in _kit_only.get() and slot not in _unwritten
 
 
 def chosen(slot: str, kit_function: Callable[..., Any]) -> Callable[..., Any]:
@@ -97,14 +99,24 @@ def chosen(slot: str, kit_function: Callable[..., Any]) -> Callable[..., Any]:
     notebook runs to its end before you have written every function.
     """
     function = _chosen.get(slot)
-    if function is None:
+    if function is None or slot in _kit_only.get():
         return kit_function
     _calls[slot] += 1
+    key = (slot, function, kit_function)
+    if key not in _wrappers:  # one wrapper per pair, so what is cached by function (BM25 scores) stays cached
+        _wrappers[key] = _falling_back(slot, function, kit_function)
+    return _wrappers[key]
+
+
+def _falling_back(slot: str, function: Callable[..., Any], kit_function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function`, or the kit's when `function` itself still raises NotImplementedError (a stub: said once)."""
 
     def yours_or_the_kits(*args: Any, **kwargs: Any) -> Any:
         try:
             return function(*args, **kwargs)
-        except NotImplementedError:
+        except NotImplementedError as error:
+            if not _raised_by(function, error):
+                raise  # something your function called raised it: that is an error to see, not a stub
             if slot not in _unwritten:
                 _unwritten.add(slot)
                 print(f"'{slot}': your {getattr(function, '__name__', 'function')} is not written yet; the kit's runs")
@@ -113,11 +125,20 @@ def chosen(slot: str, kit_function: Callable[..., Any]) -> Callable[..., Any]:
     return yours_or_the_kits
 
 
+def _raised_by(function: Callable[..., Any], error: BaseException) -> bool:
+    """Whether `error` was raised in `function`'s own body (its stub), not deeper down."""
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame is not None and frame.tb_frame.f_code is getattr(function, "__code__", None)
+
+
 def reset(slot: str | None = None) -> None:
     """Back to the kit's own function for `slot` (every slot when None)."""
     if slot is None:
         _chosen.clear()
         _calls.clear()
+        _wrappers.clear()
     else:
         _chosen.pop(slot, None)
         _calls.pop(slot, None)
@@ -138,8 +159,8 @@ def calls() -> dict[str, int]:
 HEADER = '''"""My RAG: the functions I wrote in the course's notebooks, each kept here when its check passed.
 
 The kit writes this file (`helpers.mechanisms.keep`); `load_mine()` at the top of a notebook, and the app, put
-each function below back in its slot. Edit it if you like: the next `load_mine()` runs your edit. Delete it to
-start over with the kit's own functions.
+each function below back in its slot. Edit a slot's block if you like (the kit rewrites the rest): the next
+`load_mine()` runs your edit. Delete the file to start over with the kit's own functions.
 """
 
 from __future__ import annotations
@@ -149,8 +170,9 @@ TABLE_MARK = "# the slot each function fills"
 
 
 def _names_in(function: Callable[..., Any]) -> set[str]:
-    """Every global name `function`'s body (and any function nested in it) reads: not attributes, not locals."""
-    names: set[str] = set()
+    """Every global name `function` reads: in its body and nested functions (not attributes, not locals), and in
+    its defaults and decorators, which run when the file defines it."""
+    names = _names_in_header(function)
     codes = [function.__code__]  # type: ignore[attr-defined]
     while codes:
         code = codes.pop()
@@ -159,12 +181,30 @@ def _names_in(function: Callable[..., Any]) -> set[str]:
     return names
 
 
+def _names_in_header(function: Callable[..., Any]) -> set[str]:
+    """The names `function`'s default values and decorators use (its `def` line runs them)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return set()
+    definition = tree.body[0]
+    if not isinstance(definition, ast.FunctionDef):
+        return set()
+    header = [*definition.args.defaults, *filter(None, definition.args.kw_defaults), *definition.decorator_list]
+    return {node.id for part in header for node in ast.walk(part) if isinstance(node, ast.Name)}
+
+
 def _literal(value: object) -> bool:
     """Whether `value` is a short constant its repr writes back (a number, text, or a small container of them)."""
     try:
         return len(repr(value)) < 300 and ast.literal_eval(repr(value)) == value
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return False
+
+
+class CannotKeep(ValueError):
+    """A function whose file would not run on its own: a lambda, a closure, or one that uses a notebook object
+    that is neither a module, a short constant, a plain function of the notebook nor an importable name."""
 
 
 def _needs(function: Callable[..., Any]) -> tuple[list[str], list[Callable[..., Any]]]:
@@ -189,8 +229,10 @@ def _needs(function: Callable[..., Any]) -> tuple[list[str], list[Callable[..., 
                     seen.add(value)
                     helpers.insert(0, value)
                     todo.append(value)
-            elif getattr(value, "__module__", None) and getattr(value, "__qualname__", "") == name:
+            elif getattr(value, "__qualname__", "") == name and getattr(value, "__module__", "__main__") != "__main__":
                 imports.add(f"from {value.__module__} import {name}")
+            else:
+                raise CannotKeep(f"it uses {name}, which only this notebook holds: make it a constant or a function")
     return [*sorted(imports), *sorted(constants)], helpers
 
 
@@ -224,11 +266,18 @@ def keep(slot: str, function: Callable[..., Any], folder: Path | None = None) ->
     if getattr(function, "__module__", "").startswith("helpers."):
         return None
     try:
+        if getattr(function, "__name__", "<lambda>") == "<lambda>" or getattr(function, "__closure__", None):
+            raise CannotKeep("a lambda or a function defined inside another has no file of its own: write it with def")
         block = _block(slot, function)
-    except (OSError, TypeError):
+    except (OSError, TypeError, CannotKeep) as why:
+        print(f"not kept in {MY_RAG}: your {getattr(function, '__name__', 'function')} ({why})")
         return None
     path = Path(folder or Path.cwd()) / MY_RAG
-    blocks = _blocks(path) | {slot: block}
+    others = _blocks(path)
+    if clash := _clash(block, {name: text for name, text in others.items() if name != slot}):
+        print(f"not kept in {MY_RAG}: {clash}; rename one of the two")
+        return None
+    blocks = others | {slot: block}
     ordered = [blocks[name] for name in SLOTS if name in blocks]
     names = {name: _defined_name(blocks[name]) for name in SLOTS if name in blocks}
     table = "\n".join(f"    {name!r}: {function_name}," for name, function_name in names.items())
@@ -238,38 +287,79 @@ def keep(slot: str, function: Callable[..., Any], folder: Path | None = None) ->
     return path
 
 
+def _definitions(block: str) -> dict[str, str]:
+    """The top-level names a block defines (functions and constants), each with its source."""
+    found = {}
+    for node in ast.parse(block).body:
+        if isinstance(node, ast.FunctionDef):
+            names = [node.name]
+        else:
+            names = [target.id for target in getattr(node, "targets", []) if isinstance(target, ast.Name)]
+        found |= dict.fromkeys(names, ast.get_source_segment(block, node) or "")
+    return found
+
+
+def _clash(block: str, others: dict[str, str]) -> str:
+    """The first name `block` defines that another slot's block defines differently ("" when none)."""
+    mine = _definitions(block)
+    for slot, text in others.items():
+        for name, source in _definitions(text).items():
+            if name in mine and mine[name] != source:
+                return f"{name} is defined differently by your '{slot}'"
+    return ""
+
+
 def _defined_name(block: str) -> str:
     """The last function a block defines (the slot's own; the ones before are what it calls)."""
     return [line[4:].split("(", 1)[0] for line in block.splitlines() if line.startswith("def ")][-1]
 
 
 def load_mine(folder: Path | None = None, quiet: bool = False) -> dict[str, str]:
-    """Put every function of your my_rag.py in its slot (and say which); {} when you have none yet."""
+    """Put every function of your my_rag.py in its slot (and say which); {} when you have none yet.
+
+    A file that does not run as a whole is read block by block, so a broken block costs only its own slot.
+    """
+    for slot in _loaded:  # what the last load filled: this file decides again
+        _chosen.pop(slot, None)
+    _loaded.clear()
     path = Path(folder or Path.cwd()) / MY_RAG
     if not path.is_file():
         if not quiet:
             print(f"no {MY_RAG} yet: the kit's own functions run every slot (a passed exercise keeps yours)")
         return {}
-    spec = importlib.util.spec_from_file_location("my_rag", path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    text = path.read_text(encoding="utf-8")
     try:
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-    except Exception as error:  # the student's file: any error is theirs to see, in one line
-        print(f"{path} could not be loaded ({type(error).__name__}: {error}); the kit's own functions run instead")
-        return {}
+        scopes = {"": _run(text, path)}
+    except Exception as error:  # the student's file: any error is theirs to see, in one line each
+        print(f"{path} does not run as a whole ({type(error).__name__}: {error}); reading it slot by slot")
+        scopes = {}
+        for slot, block in _blocks(path).items():
+            try:
+                scopes[slot] = _run(HEADER + block + f"\nSLOTS = {{{slot!r}: {_defined_name(block)}}}\n", path)
+            except Exception as why:
+                print(f"{slot}: its block does not run ({type(why).__name__}: {why}); the kit's own runs")
     loaded = {}
-    for slot, function in getattr(module, "SLOTS", {}).items():
-        if slot not in SLOTS or not callable(function):
-            continue
-        missing = sorted(n for n in _names_in(function) if n not in vars(module) and not hasattr(builtins, n))
-        if missing:
-            print(f"{slot}: your {function.__name__} uses {', '.join(missing)}, which {MY_RAG} does not define; "
-                  "the kit's own runs (define it in the file, or pass the exercise again)")
-            continue
-        use(slot, function, quiet=True)
-        loaded[slot] = function.__name__
+    for scope in scopes.values():
+        for slot, function in scope.get("SLOTS", {}).items():
+            if slot not in SLOTS or not callable(function):
+                continue
+            missing = sorted(n for n in _names_in(function) if n not in scope and not hasattr(builtins, n))
+            if missing:
+                print(f"{slot}: your {function.__name__} uses {', '.join(missing)}, which {MY_RAG} does not define; "
+                      "the kit's own runs (define it in the file, or pass the exercise again)")
+                continue
+            use(slot, function, quiet=True)
+            loaded[slot] = function.__name__
+    _loaded.update(loaded)
     if not quiet:
         kit = [slot for slot in SLOTS if slot not in loaded]
         mine = ", ".join(f"{slot} → {name}" for slot, name in loaded.items()) or "none yet"
         print(f"your RAG ({path.name}): {mine}" + (f"; the kit's own: {', '.join(kit)}" if kit else ""))
     return loaded
+
+
+def _run(text: str, path: Path) -> dict[str, Any]:
+    """The names `text` defines when run as the module my_rag (so its functions have source for `keep`)."""
+    scope: dict[str, Any] = {"__name__": "my_rag", "__file__": str(path)}
+    exec(compile(text, str(path), "exec"), scope)
+    return scope

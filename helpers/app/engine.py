@@ -32,7 +32,7 @@ from helpers.generation import (
     worked_examples,
 )
 from helpers.llm import LLM, LLMError, make_llm
-from helpers.mechanisms import kits_own, load_mine
+from helpers.mechanisms import in_use, kits_own, load_mine
 from helpers.pipeline import RAGPipeline
 from helpers.types import Hit
 
@@ -77,7 +77,7 @@ class AppEngine:
         self.ready = threading.Event()
         self.warmup_error = ""
         self._llms: dict[str, LLM] = {}
-        self.mine = load_mine(quiet=True)  # your functions (my_rag.py beside the notebooks), each in its slot
+        self.mine = in_use() or load_mine(quiet=True)  # your functions: as the notebook put them, else my_rag.py
 
     @property
     def yours(self) -> str:

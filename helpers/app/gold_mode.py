@@ -24,6 +24,7 @@ from helpers.app.engine import Turn
 from helpers.config import Settings
 from helpers.corpus import DOCS_DIR, Evidence, Question, load_gold
 from helpers.generation.scores import score_answer
+from helpers.mechanisms import MEASURES, kits_own
 from helpers.metrics import chunk_supports, holding_answer
 from helpers.types import Hit
 
@@ -77,7 +78,8 @@ def gold_report(question: Question, turn: Turn) -> GoldReport:
     quotes = [supporting(passages, quote) for quote in question.evidence]
     report = GoldReport(question, turn, holding_answer(passages, question), holding_answer(turn.hits, question), quotes)
     if question.answer:
-        scores = score_answer(question, turn.answer) if turn.answer is not None else {"em": 0.0, "f1": 0.0}
+        with kits_own(slots=MEASURES):  # both sides of mine-against-the-kit's are scored by the kit's metrics
+            scores = score_answer(question, turn.answer) if turn.answer is not None else {"em": 0.0, "f1": 0.0}
         report.em, report.f1 = float(scores["em"]), float(scores["f1"])
     return report
 

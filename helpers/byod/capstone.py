@@ -29,6 +29,7 @@ from helpers.corpus import Question
 from helpers.corpus.questions import question_subset
 from helpers.evaluation.bootstrap import paired_bootstrap
 from helpers.generation.scores import score_answer
+from helpers.mechanisms import MEASURES, kits_own
 from helpers.metrics import contains_answer, recall_at_k, relevance_labels
 from helpers.retrieval import Memoized
 
@@ -100,7 +101,8 @@ def reader_rows(
         for question in tqdm(questions, desc=setting.name, unit="question", disable=not progress):
             hits = pipeline.search(question.question, setting.k, retriever)
             answer = pipeline.ask(question.question, setting.k, retriever=retriever, mode="short")
-            scored = score_answer(question, answer)
+            with kits_own(slots=MEASURES):  # every student's answers are scored alike, by the kit's metrics
+                scored = score_answer(question, answer)
             rows.append(_retrieval_row(question, setting, hits) | {key: scored[key] for key in ("em", "f1", "status")}
                         | {"answer": answer.text})  # fmt: skip
     return pd.DataFrame(rows)
@@ -155,8 +157,9 @@ def report_on_test(rows: pd.DataFrame, chosen: Setting, default: Setting) -> dic
     the F1's bootstrap 95% interval, and the paired bootstrap of F1 against the default (difference, interval, p)."""
     mine, kits = _scores(rows, chosen), _scores(rows, default)
     answerable = mine.f1.notna()
-    interval = paired_bootstrap(np.zeros(int(answerable.sum())), mine.f1[answerable].to_numpy())
-    versus = paired_bootstrap(kits.f1.reindex(mine.index).to_numpy(), mine.f1.to_numpy())
+    with kits_own(slots=MEASURES):  # the leaderboard's intervals are the kit's for everyone
+        interval = paired_bootstrap(np.zeros(int(answerable.sum())), mine.f1[answerable].to_numpy())
+        versus = paired_bootstrap(kits.f1.reindex(mine.index).to_numpy(), mine.f1.to_numpy())
     values = (chosen.name, int(answerable.sum()), mine.em.mean(), mine.f1.mean(), interval.ci_low, interval.ci_high,
               versus.mean_diff, versus.ci_low, versus.ci_high, versus.p_one_sided)  # fmt: skip
     return dict(zip(REPORT_KEYS, values, strict=True))

@@ -55,7 +55,7 @@ def leaderboard_row(
     numbers |= {key: report[key] for key in ("f1_low", "f1_high", "vs_default", "vs_low", "vs_high")}
     written = datetime.now(UTC).isoformat(timespec="seconds")
     return {"student": student_name(name), "retriever": chosen.retriever, "k": chosen.k, **numbers,
-            "functions": mine or "the kit's own", "profile": settings.profile, "reader": settings.llm.llm_model,
+            "functions": mine or "the kit's own", "profile": settings.profile, "reader": settings.llm.name,
             "written": written}  # fmt: skip
 
 

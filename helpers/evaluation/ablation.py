@@ -110,7 +110,7 @@ def build_ladder(pipeline: RAGPipeline) -> tuple[list[Rung], list[str]]:
     # learnt nothing from the synthetic pairs, and the LLM reranker costs one reader pass per pair.
     name = settings.rerank.reranker if settings.rerank.reranker not in ("none", "finetuned", "llm") else "maxsim"
     reranker = pipeline.make_reranker(name)
-    notes = [f"reranker: {name} (settings.reranker = {settings.rerank.reranker!r}); the rows below keep it"]
+    notes = [f"reranker: {name} (reranker = {settings.rerank.reranker!r} in the settings); the rows below keep it"]
     rungs.append(Rung(f"+ rerank ({name})", Reranked(hybrid, reranker, depth=settings.rerank.rerank_depth)))
     paraphraser = CachedCompleter.from_pipeline(pipeline)
     # the first stage for every version, then one rerank of the merged candidates (the CMU/LTI system's best)

@@ -142,7 +142,7 @@ def check_rag(function: object, rag: Any, questions: Sequence[str]) -> bool:
     if "ask" in getattr(getattr(function, "__code__", None), "co_names", ()):
         return not_yet("write the loop itself — search, build_prompt, the model's chat — rather than calling an ask")
     for question in questions:
-        got, error = call_student(function, question)
+        got, error = call_student(function, question, rag.k)
         if error:
             return not_yet(error)
         if not isinstance(got, str):

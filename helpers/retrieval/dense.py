@@ -3,7 +3,7 @@
 This is the retriever of notebooks 03–04, behind the common `Retriever` interface: the score is the
 cosine similarity in [-1, 1] (in practice 0.0–0.8 with MiniLM), stored as `scores["dense"]`. Once a student's
 cosine top-k runs the "top_k" slot (notebook 03, `helpers.mechanisms`), it ranks the collection's own vectors
-instead of Qdrant, looked up at every query: the vectors are read once per collection size and filter.
+instead of Qdrant, looked up at every query: the vectors are read once per version of the points and filter.
 What it leaves out: keyword matching — a rare code such as "ADS 530" or "MDC 110" is only as close as its
 neighbours in embedding space, which is why BM25 and hybrid search exist (bm25.py, hybrid.py).
 """
@@ -26,7 +26,7 @@ class DenseRetriever:
     def __init__(self, store: KitStore, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
-        self._vectors: tuple[tuple[int, str], list, np.ndarray] | None = None  # (count, filter), nodes, unit rows
+        self._vectors: tuple[tuple[str, str], list, np.ndarray] | None = None  # (version, filter), nodes, unit rows
 
     def __repr__(self) -> str:
         return "Dense"
@@ -40,9 +40,11 @@ class DenseRetriever:
     def by_your_top_k(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Top-k chunks by the "top_k" slot's function over the stored vectors (unit rows, like Qdrant's cosine)."""
         self.store.check_vectors()
-        key = (self.store.count(), repr(filters))
+        key = (self.store.points_version() or str(self.store.count()), repr(filters))  # a re-ingest: new version
         if self._vectors is None or self._vectors[0] != key:
             nodes = self.store.nodes(filters)
+            if not nodes:
+                return []
             matrix = unit_rows(np.asarray([node.embedding for node in nodes], dtype=np.float32).reshape(len(nodes), -1))
             self._vectors = (key, nodes, matrix)
         _, nodes, matrix = self._vectors
