@@ -3,11 +3,19 @@
 - every environment variable the prose tells a reader to set is one the kit reads;
 - every setting the prose names (`settings.<name>`, or `name` / `name = value` next to `kit.toml`) is one it has;
 - every repository file the prose cites exists;
-- a reader model named as "this"/"the default" model is the configured default;
+- a model named as the one in use ("this 1.5B model", "the 0.5B judge", "ONNX int8 is the default embedder",
+  "reader (default) | Qwen2.5-Coder-1.5B") is the configured one, in the prose and in helpers' docstrings;
+- every reference to a notebook's section or exercise ("notebook 05, section 12", "04's §1", "exercise 2 of 03",
+  `§3 "Build the index"`, `§ "Open the app"`) points to one it has, under that title, holding the names in code the
+  reference gives; docs/exercises.md lists exercises that exist with checks their notebook calls;
+- a value labelled "(default)" is the default and one labelled "(old)" is not (the benchmark set-ups' names too);
 - the notebooks' Markdown states no measured figure (a table or a printed line computed by the cell does).
-Each rule is a small function, tested here on a planted mistake so that it can fail.
+Each rule is a small function, tested here on a planted mistake so that it can fail. The figures of README.md and
+docs/ are checked against their results files by `readme_numbers` (tests/test_readme_numbers.py).
 What it leaves out: the README's result tables (they carry their results file and date) and the meaning of a
-sentence: a rule reads patterns, not arguments.
+sentence: a rule reads patterns, not arguments ("section 6" where section 7 was meant passes when section 6 exists
+and the reference names nothing in code that section 6 lacks); a paragraph or row with a date is history and its
+models are not read.
 """
 
 from __future__ import annotations
