@@ -1,4 +1,5 @@
-"""One source of truth for numbers: every measured figure in the README is checked against the file that produced it.
+"""One source of truth for numbers: every measured figure in the README and docs/ is checked against the file that
+produced it (`pages()`: README.md and every docs/*.md there is).
 
 The convention. An HTML comment names where the numbers of the block right below it come from:
 
@@ -7,10 +8,12 @@ The convention. An HTML comment names where the numbers of the block right below
     <!-- numbers: reports/evaluation.md; stale: the old reader; regenerate with: python -m helpers report -->
     <!-- numbers: stale: a notebook's outputs, in no results file; regenerate with: jupyter nbconvert ... -->
     <!-- numbers: bench/results/waits.json; unsourced: 1.1 GB -->
+    <!-- numbers: helpers/store/client.py -->                  (a constant of the code: its timeout in seconds)
 
 The comment sits on its own line; its block starts at the next non-blank line and ends before the next blank line:
 one Markdown table or one paragraph (a fenced code block or a heading cannot be marked). The comment's parts are
-separated by ";": a comma-separated list of results files (paths from the repository root), `stale: why` (the
+separated by ";": a comma-separated list of results files (paths from the repository root; a source file, `.py`,
+`.sh` or `.toml`, for a constant of the code, which needs no date or commit), `stale: why` (the
 numbers are true to their file but not to the current defaults, or no file holds them), `regenerate with:
 command` (required with `stale`) and `unsourced: figure, figure` (figures of the block, as written, that no
 results file holds: not checked, listed). Stale blocks and unsourced figures are listed apart (`Report.stale`),
@@ -21,7 +24,8 @@ What is a measured figure (`figures`): a number shown with decimals (0.675, 4.9)
 (s, ms, min), of rate (chunks/s), of size (MB, GB), a percentage or a multiple (3.6x), or the two numbers of a
 count ("25 of 30"); one of a range or a list ("12-19x", "6 / 46 / 331 ms") takes the unit of the last. Not
 figures: bare integers (k 4, pool 50, 1,631 chunks), numbers inside names and versions (qwen2.5, Python 3.11,
-1.5B, q8_0, recall@5), code spans, dates, commits, and bounds or targets after <, >, <=, >= ("p < 0.001").
+1.5B, q8_0, recall@5), code spans, dates, commits, bounds or targets after <, >, <=, >= ("p < 0.001"), and a
+confidence level ("a 95 % interval").
 
 The rules, each a function tested on a planted mistake in tests/test_readme_numbers.py:
 - a line outside every marked block holds no figure (nor one `test_code_hygiene.measured_figures` flags);
@@ -43,7 +47,7 @@ What it leaves out: whether a figure is the right one of the file's numbers (a r
 meaning: a figure shown with few digits, such as 0.6 or "+5 %", matches many values), ratios the prose computes
 from two stored values (list them as unsourced), and bare integers.
 
-    .venv/bin/python tests/readme_numbers.py [README.md docs/decisions.md]   # prints every problem
+    .venv/bin/python tests/readme_numbers.py [README.md docs/instructors.md]   # prints every problem (default: all)
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from pathlib import Path
 from test_code_hygiene import _RATE, _TIME, measured_figures
 
 ROOT = Path(__file__).resolve().parents[1]
+CODE = (".py", ".sh", ".toml")  # a source file named as a block's file: its constants, of this very commit
 
 MARKER = re.compile(r"^\s*<!--\s*numbers:\s*(?P<spec>.*?)\s*-->\s*$")
 HEADING = re.compile(r"^#{1,6}\s")
@@ -78,9 +83,10 @@ NOT_FIGURES = [  # blanked before figures are read (same length, so columns and 
     r"\b[0-9a-f]{12,}\b",  # hashes
     r"\b(?:Python|CC BY|Apache|version|v)\s?\d+(?:\.\d+)+",  # versions and licences
     r"\bissues? #?\d+|#\d+",
+    r"\b\d+\s?%(?=\s(?:confidence|interval|CI)\b)",  # a confidence level
 ]
 BLANK = re.compile("|".join(f"(?:{pattern})" for pattern in NOT_FIGURES))
-_UNIT = rf"%|×|x(?![\w])|s/MB|{_RATE}|[KMG]B\b|{_TIME}(?![\w/])"
+_UNIT = rf"%|×|x(?![\w])|s/MB|{_RATE}|[KMG]B\b|{_TIME}(?![\w/-])"
 TOKEN = re.compile(rf"(?P<sign>[+±−-]\s?)?(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?)(?:\s?(?P<unit>{_UNIT}))?")
 COUNT = re.compile(r"(?<![\w.-])(\d+) of (?:the )?(\d+)\b")
 JOINED = re.compile(r"^\s?(?:[–-]|/|to)\s?$")  # between the numbers of a range or a list sharing one unit
@@ -348,7 +354,8 @@ def check(text: str, name: str = "README.md", root: Path = ROOT) -> Report:
         missing = [file for file in block.files if not (root / file).is_file()]
         report.problems += [f"{name}:{block.marker_line}: no results file {file}" for file in missing]
         paths = [root / file for file in block.files if file not in missing]
-        gaps = provenance_problems(block, paths) if paths else []
+        measured = [path for path in paths if path.suffix not in CODE]
+        gaps = provenance_problems(block, measured) if measured else []
         if block.stale:
             also = f" (also: {'; '.join(gaps)})" if gaps else ""
             report.stale.append(f"{where}: stale: {block.stale}; regenerate with: {block.command}{also}")
@@ -382,10 +389,16 @@ def provenance_problems(block: Block, paths: list[Path]) -> list[str]:
     return problems
 
 
+def pages(root: Path = ROOT) -> list[str]:
+    """The pages whose figures are checked: README.md and every docs/*.md there is (paths from the root)."""
+    found = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    return [str(path.relative_to(root)) for path in found if path.is_file()]
+
+
 def main(argv: list[str]) -> int:
-    """Print the problems and the stale blocks of each file named (default: the README)."""
+    """Print the problems and the stale blocks of each file named (default: every page)."""
     failed = 0
-    for name in argv or ["README.md"]:
+    for name in argv or pages():
         report = check((ROOT / name).read_text(encoding="utf-8"), name)
         print(f"{name}: {report.blocks} marked blocks, {report.figures} figures checked against their files")
         print("\n".join(report.problems) or "no problems")

@@ -31,7 +31,7 @@ _METRIC = r"(?:recall(?:@\d+)?|F1|MRR|nDCG|EM|accuracy|hit@\d+)"
 _VERB = r"(?:scored|rose|fell|dropped|took|cut|kept|raised|lowered|measured)"
 MEASURED = [
     ("speed-up", rf"{_NUM}(?:[x×]|-fold)(?!\w)|×\s?\d+\.\d|\d\s?(?:times|x) (?:faster|slower)\b"),
-    ("timing", rf"(?<![\w.]){_NUM}\s?{_TIME}(?![\w/])"),
+    ("timing", rf"(?<![\w.]){_NUM}\s?{_TIME}(?![\w/-])"),  # not "2 min-max"
     ("rate", rf"{_NUM}\s?{_RATE}\b|{_NUM}\s?(?:ms|s) (?:per|a|each)\b"),
     ("size", rf"~\s?{_NUM}\s?(?:[KMG]B|bytes)\b"),
     ("score", rf"(?<![\w.])\d\.\d{{3,}}\b|\b{_METRIC} (?:of )?\d?\.\d\d"),

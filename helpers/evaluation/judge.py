@@ -6,7 +6,7 @@ llama.cpp the schema becomes a grammar, so the local model cannot write anything
 JSON mode and the reply is validated here. A reply that does not validate is retried once with the error
 shown, then recorded as an error — never an exception. Judgements are cached on disk keyed by the judge's
 name + the whole prompt (with the schema), so a re-run re-judges nothing; every score carries the judge's name.
-What it leaves out: agreement with human grades (a 0.5B judge is lenient; read its scores as a demonstration).
+What it leaves out: agreement with human grades (a small local judge is lenient; read its scores as a demonstration).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
   evidence quotes (fuzzy string matching, no model).
 - LLM-judged (`Judge.faithfulness`, one slow LLM call per answer on a CPU): does every statement of the
   answer follow from the retrieved context? `Judge.answer_relevancy` is there too, with the caveat notebook 08
-  shows: the 0.5B judge can score a right answer as irrelevant, so read it as a demonstration, not a number.
+  shows: a small local judge can score a right answer as irrelevant, so read it as a demonstration, not a number.
 The judge is reached the same way in both cases: ragas' `llm_factory` over openai's `AsyncOpenAI`, pointed
 at `OPENAI_BASE_URL` when it is set, otherwise at the kit's own GGUF served by `llama_cpp.server` on
 127.0.0.1 (a subprocess on a free port, started on the first cache miss, stopped by `close()`, at exit,
@@ -219,7 +219,7 @@ class Judge:
         )
 
     def answer_relevancy(self, question: str, answer: str) -> float:
-        """ragas' answer relevancy (0–1). Unreliable with a 0.5B judge (notebook 08)."""
+        """ragas' answer relevancy (0–1). Unreliable with a small local judge (notebook 08)."""
         return self._judge("answer_relevancy", {"user_input": question, "response": answer})
 
     def close(self) -> None:

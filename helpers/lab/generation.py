@@ -5,7 +5,7 @@ the refusal example plus the two most similar dev questions; and the app's defau
 examples) for refusals and citations. One configuration runs over all questions before the next, so
 llama.cpp keeps its shared prompt prefix in the KV cache; answers are cached on disk, so a re-run is
 instant. The `ci` profile uses a seeded, stratified subset sized for a 4-minute notebook.
-What it leaves out: other retrievers and rerankers (notebooks 05, 06) and the 1.5B reader (opt-in).
+What it leaves out: other retrievers and rerankers (notebooks 05, 06); it answers with the configured reader.
 """
 
 from __future__ import annotations
