@@ -1,4 +1,8 @@
-"""Notebooks are committed clean: no outputs, no install or path hacks, the agreed opening cells."""
+"""Notebooks are committed clean: no outputs, no install or path hacks, the agreed opening cells.
+
+The appendix notebooks (`notebooks/appendix/`) are readers, not lessons: clean like the rest, no exercises, no model
+asked, and no assignment (the classroom tools read `notebooks/*.ipynb` only).
+"""
 
 from __future__ import annotations
 
@@ -8,17 +12,21 @@ from pathlib import Path
 
 import pytest
 
+from helpers.classroom.grading import choose_notebooks
 from helpers.config import REPO_ROOT
 
 NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
+APPENDICES = sorted((REPO_ROOT / "notebooks" / "appendix").glob("*.ipynb"))
+LIVE_MODEL = re.compile(r"\b(?:RAGPipeline|make_llm|generate_answer|load_mine|use)\(|\.ask\(|\bcheck_\w+\(")
 FORBIDDEN = re.compile(r"^\s*[%!]\s*pip\b|sys\.path", re.MULTILINE)
 
 
 def test_there_are_notebooks() -> None:
     assert NOTEBOOKS, "no notebooks found"
+    assert APPENDICES, "no appendix notebooks found"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS + APPENDICES, ids=lambda p: p.name)
 def test_notebook_is_clean(path: Path) -> None:
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     code = [c for c in cells if c["cell_type"] == "code"]
@@ -35,3 +43,19 @@ def test_notebook_ends_with_exercises_and_marked_solutions(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert "## Exercises" in text
     assert text.count("### BEGIN SOLUTION") == text.count("### END SOLUTION") >= 1
+
+
+@pytest.mark.parametrize("path", APPENDICES, ids=lambda p: p.name)
+def test_an_appendix_is_a_reader_not_a_lesson(path: Path) -> None:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    text = path.read_text(encoding="utf-8")
+    assert "## Exercises" not in text and "BEGIN SOLUTION" not in text, "an appendix has no exercises"
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert not LIVE_MODEL.findall(code), "an appendix reads bench/results: no pipeline, model call, slot or check"
+    assert "outside the class path" in "".join(cells[0]["source"]), "its first cell says why it is not a lesson"
+
+
+def test_no_appendix_becomes_an_assignment() -> None:
+    assert [p.name for p in choose_notebooks(None)] == [p.name for p in NOTEBOOKS]
+    assert not LIVE_MODEL.findall("rates = guard_rates()\nsweep_results('answers', RESULTS)")
+    assert LIVE_MODEL.findall("answer = pipeline.ask(question)") == [".ask("]

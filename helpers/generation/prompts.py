@@ -47,7 +47,8 @@ YES_NO_INSTRUCTION = (
     f"If the answer is not in the context, reply: {SHORT_REFUSAL}"
 )
 # The refusal rule, weighed (short mode): "forced" never asks for a refusal in the instruction (the system prompt
-# and the worked refusal still show one), to measure what the rule costs answerable questions (notebook 07).
+# and the worked refusal still show one), to measure what the rule costs answerable questions (notebook 07's
+# appendix B, notebooks/appendix/).
 SHORT_INSTRUCTIONS = {"forced": "Answer with a short phrase from the context."}
 
 INSTRUCTIONS = {
