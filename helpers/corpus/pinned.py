@@ -4,7 +4,8 @@ What it does: a `PinnedSet` is one folder `course_data/<name>/` (`manifest.json`
 format, `make_manifest.py`, `rebuild.py`) whose documents are rebuilt into `<data_dir>/<name>/docs`:
 `.docs_dir(settings)`, `.manifest()`, `.files()`, `.missing(settings)`, `.available(settings)`, `.load(split)`.
 `REALWORLD` is the real-document set (public university documents), `PAPERS` the paper collection (one volume
-of a machine-learning proceedings).
+of a machine-learning proceedings), `VERSIONED` the versioned set (the same kind of university document for
+several academic years, each file tagged with the year and term it is about).
 
     >>> if PAPERS.available(settings):
     ...     docs = ingest_folder(PAPERS.docs_dir(settings))
@@ -87,6 +88,7 @@ class PinnedSet:
 
 REALWORLD = PinnedSet("realworld", "the real-document set")
 PAPERS = PinnedSet("papers", "the paper collection")
+VERSIONED = PinnedSet("versioned", "the versioned real-document set")
 
 
 class RepoMissing(RuntimeError):
