@@ -14,12 +14,16 @@ What it leaves out: nbval's output comparison (the test command does that), the 
     .venv/bin/python -m bench.notebooks --profile full --record /tmp/answers  # then bench.shipped_answers
     .venv/bin/python -m bench.notebooks --student --only 00,01   # cold and warm, from set-up's caches
     .venv/bin/python -m bench.notebooks --student --cold-only --only 07,08   # the cold pass alone
+    .venv/bin/python -m bench.notebooks --student --keep-outputs build/executed   # what scripts/render.sh renders
 
 Results: bench/results/notebooks.json (ci) or notebooks_full.json (full), each row written as soon as it ran;
 in `full`, each notebook's text outputs in notebooks_full_outputs/NN.json (what the README cites from a notebook).
 With `--only`, the rows of the notebooks not run are kept from the file; every row carries its own date,
 commit, load average and cache state. `--cold-llm-cache` runs with an empty LLM answer cache (a student's
 first run): a temporary cache folder that links only the installed models, ONNX exports and wheels.
+`--keep-outputs DIR` writes each executed notebook (with `--student`, its cold pass) to DIR/NN_name.ipynb, with
+how the run went in its metadata (`kit_run`: status, seconds, profile, commit, date); a notebook that stopped is
+kept too, with the outputs up to the failing cell. `helpers.classroom.site` renders the folder to HTML.
 """
 
 from __future__ import annotations
@@ -99,8 +103,24 @@ def text_outputs(notebook: object) -> list[dict[str, object]]:
     return cells
 
 
-def run_notebook(path: Path, profile: str = "ci", outputs: Path | None = None) -> dict[str, object]:
-    """Execute one notebook in a fresh kernel; seconds and outcome (and its text outputs into `outputs`, if given)."""
+RUN_METADATA = "kit_run"  # the key of an executed notebook's metadata that says how its run went
+
+
+def keep_executed(notebook: object, folder: Path, name: str, run: dict[str, object]) -> Path:
+    """Write an executed notebook to `folder/name` with its run's facts in `metadata.kit_run`."""
+    import nbformat
+
+    notebook.metadata[RUN_METADATA] = run  # type: ignore[attr-defined]
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    nbformat.write(notebook, target)  # type: ignore[arg-type]
+    return target
+
+
+def run_notebook(path: Path, profile: str = "ci", outputs: Path | None = None, keep: Path | None = None,
+                 run: str = "") -> dict[str, object]:  # fmt: skip
+    """Execute one notebook in a fresh kernel; seconds and outcome (its text outputs into `outputs`, and the
+    executed notebook into `keep`, if given, its metadata naming the `run` when there is one)."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -113,7 +133,8 @@ def run_notebook(path: Path, profile: str = "ci", outputs: Path | None = None) -
     try:
         client.execute()
     except CellExecutionError as err:
-        status = "cell error: " + str(err).strip().splitlines()[-1][:200]
+        named = f"{err.ename}: {err.evalue}" if getattr(err, "ename", "") else str(err).strip().splitlines()[-1]
+        status = "cell error: " + named.strip()[:200]
     except CellTimeoutError:
         status = f"cell timeout ({CELL_TIMEOUT_S[profile]} s)"
     except DeadKernelError:
@@ -124,6 +145,11 @@ def run_notebook(path: Path, profile: str = "ci", outputs: Path | None = None) -
         saved = {"notebook": path.name, "profile": profile, "commit": commit, "status": status,
                  "date": datetime.now(UTC).isoformat(timespec="seconds"), "cells": text_outputs(notebook)}  # fmt: skip
         (outputs / f"{path.name[:2]}.json").write_text(json.dumps(saved, indent=1, ensure_ascii=False) + "\n")
+    if keep is not None:
+        keep_executed(notebook, keep, path.name, {"status": status, "seconds": seconds, "profile": profile,
+                                                  "reader": os.environ.get("KIT_LLM_MODEL", "the default"),
+                                                  "commit": commit, "run": run,
+                                                  "date": datetime.now(UTC).isoformat(timespec="seconds")})  # fmt: skip
     return {"notebook": path.name, "seconds": seconds, "status": status, "shipped": shipped_lines(notebook),
             "slowest_cells": slowest_cells(notebook),
             "over_budget_ratio": ratio(seconds, BUDGET_S["notebook"]),
@@ -143,6 +169,8 @@ def main() -> None:
                             help="what a student waits: the full profile from set-up's caches, every notebook in "
                             "order (cold), then all again (warm); writes notebooks_student.json")  # fmt: skip
         parser.add_argument("--cold-only", action="store_true", help="with --student: the cold run only")
+        parser.add_argument("--keep-outputs", type=Path, metavar="DIR",
+                            help="write each executed notebook (with --student, the cold run's) to DIR")  # fmt: skip
 
     args = arguments(__doc__.splitlines()[0], options)
     if args.student:
@@ -169,7 +197,7 @@ def main() -> None:
             args.record.mkdir(parents=True, exist_ok=True)
             os.environ[RECORD_ENV] = str(args.record / f"{path.name[:2]}.jsonl")
         outputs = args.out / f"{name}_outputs" if args.profile == "full" and not args.smoke else None
-        row = {**run_notebook(path, args.profile, outputs), "llm_cache": llm_cache}
+        row = {**run_notebook(path, args.profile, outputs, args.keep_outputs), "llm_cache": llm_cache}
         print(row, flush=True)
         rows = sorted([*rows, row], key=lambda found: str(found["notebook"]))
         record["rows"] = rows
@@ -201,7 +229,8 @@ def student_run(args: argparse.Namespace) -> None:
     rows: dict[str, dict[str, object]] = {r["notebook"]: r for r in kept if r["notebook"][:2] not in wanted}
     for run in RUNS[:1] if args.cold_only else RUNS:
         for path in paths:
-            found = run_notebook(path, "full")
+            found = run_notebook(path, "full", keep=args.keep_outputs if run == "cold" else None,
+                                 run="the student's cold pass, from set-up's caches")  # fmt: skip
             row = rows.setdefault(path.name, {"notebook": path.name})
             row[f"seconds_{run}"] = found["seconds"]
             row[f"status_{run}"] = found["status"]

@@ -181,6 +181,28 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _course_site(args: argparse.Namespace) -> int:
+    """Render the executed notebooks and the course map to static HTML (scripts/render.sh executes them first)."""
+    from helpers.classroom.site import FAILED, SiteError, build_site
+
+    try:
+        pages = build_site(args.executed, args.out)
+    except SiteError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for page in pages:
+        seconds = f" ({page.run['seconds']} s)" if page.run.get("seconds") is not None else ""
+        notes = page.notes if page.state != "not executed" else []  # the same line on every page not run
+        print(f"{page.lesson.page}: {page.state}{seconds}" + "".join(f"\n  {note}" for note in notes))
+    failed = [page.lesson.source.name for page in pages if page.state in FAILED]
+    print(f"the course map: {args.out}/index.html ({len(pages)} pages)")
+    if failed:
+        print(f"error: {len(failed)} notebooks did not run through: {', '.join(failed)} (their pages say where)",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    return 0
+
+
 def _config(args: argparse.Namespace) -> int:
     """The settings, the environment variables a deployment may set, and the retrieval stack in query order."""
     show()
@@ -253,6 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("folder", help="the course's submitted/ folder (nbgrader), or any folder of leaderboard.csv")
     board.add_argument("--out", default=None, help="also write the table to this CSV")
     board.set_defaults(run=_leaderboard)
+    site = sub.add_parser("course-site", help="render the executed notebooks and the course map to static HTML")
+    site.add_argument("--executed", default="build/executed", help="the executed notebooks (bench.notebooks "
+                      "--keep-outputs); a notebook not there is shown without outputs")  # fmt: skip
+    site.add_argument("--out", default="site", help="the folder to write index.html and the pages into")
+    site.set_defaults(run=_course_site)
     sub.add_parser("config", help="print the configuration and the retrieval stack").set_defaults(run=_config)
     args = parser.parse_args(argv)
     try:

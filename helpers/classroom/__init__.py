@@ -1,13 +1,16 @@
 """The classroom: the student version of the notebooks (solutions replaced by stubs, outputs cleared), and the
-same notebooks as an nbgrader course (solution, autograded-test and locked cells marked from the kit's conventions).
+same notebooks as an nbgrader course (solution, autograded-test and locked cells marked from the kit's conventions),
+and the rendered course (`site.py`: the executed notebooks as static HTML pages under a course map).
 
     >>> write_student_version("student")   # or: python -m helpers student-version student
     >>> write_course("course")             # or: python -m helpers nbgrader-course course
+    >>> build_site("build/executed", "site")   # or: bash scripts/render.sh (executes them first)
 
 What it leaves out: the grading itself (nbgrader's commands run on the course) and the self-checks (exercises/).
 """
 
 from helpers.classroom.grading import nbgrader_notebook, write_course
+from helpers.classroom.site import build_site
 from helpers.classroom.student import (
     BEGIN,
     END,
@@ -25,6 +28,7 @@ __all__ = [
     "MARKDOWN_STUB",
     "STUB",
     "ClassroomError",
+    "build_site",
     "nbgrader_notebook",
     "student_notebook",
     "student_source",
