@@ -203,7 +203,12 @@ def outline(cells: list[dict]) -> Outline:
 @functools.cache
 def outlines() -> dict[str, Outline]:
     """Each notebook's outline, by its number ("05")."""
-    return {path.name[:2]: outline(json.loads(path.read_text(encoding="utf-8"))["cells"]) for path in NOTEBOOKS}
+    return {_number(path): outline(json.loads(path.read_text(encoding="utf-8"))["cells"]) for path in NOTEBOOKS}
+
+
+def _number(notebook: Path) -> str:
+    """How prose names a notebook: "05" for `05_retrieval.ipynb`, "B" for `appendix/B_how_….ipynb` (appendix B)."""
+    return notebook.name.split("_", 1)[0]
 
 
 REFERENCE = re.compile(
@@ -215,7 +220,7 @@ NOTEBOOK_AFTER = re.compile(r"^\s*of\s+(?:notebook\s+)?(\d\d)\b", re.IGNORECASE)
 NOTEBOOK_NAMED = re.compile(r"\bnotebooks?\s+(\d\d)\b|\b(\d\d)'s\b", re.IGNORECASE)
 LIST_JOIN = re.compile(r"^\s*(?:,|and|or|,\s*and)\s*$")  # "§1, §3 and §7"
 TITLE_AFTER = re.compile(r'^\s*,?\s*"([^"]+)"')  # §3 "Ask a question"; section 12, "The fusion …"
-TITLE_ONLY = re.compile(r'§\s*"([^"]+)"|\bnotebook\s+(\d\d),\s*"([^"]+)"', re.IGNORECASE)
+TITLE_ONLY = re.compile(r'§\s*"([^"]+)"|\b(?:(?i:notebook)\s+(\d\d)|(?i:appendix)\s+([A-Z])),\s*"([^"]+)"')
 ROW_NOTEBOOK = re.compile(r"^\|\s*(\d\d)\s*\|")  # a table row about one notebook
 MARKER_NOTEBOOK = re.compile(r"^\*\*(\d\d) · ")  # "**05 · Retrieval**" opens a notebook's part of a page
 HEADING_NOTEBOOK = re.compile(r"^#.*?(?:\((\d\d)\)|\bnotebook (\d\d)\b)")  # "### The capstone notebook (12): …"
@@ -294,8 +299,8 @@ def wrong_references(text: str, own: str | None = None, known: dict[str, Outline
             previous = (match.end(), notebook)
             problems += _reference_problems(match, after, notebook, listed, known)
         for match in TITLE_ONLY.finditer(unit):
-            quoted = match.group(1) or match.group(3)
-            notebook = match.group(2) or own or scope or _last_named(unit[: match.start()])
+            quoted = match.group(1) or match.group(4)
+            notebook = match.group(2) or match.group(3) or own or scope or _last_named(unit[: match.start()])
             if notebook not in known:
                 problems.append(f'§ "{quoted}": which notebook?')
             elif not any(_plain_title(t).startswith(_plain_title(quoted)) for t in known[notebook].headings):
