@@ -269,7 +269,7 @@ def test_no_name_is_imported_through_a_second_package() -> None:
     borrowed = borrowed_names()
     sources = [*HELPERS.parent.glob("tests/**/*.py"), *HELPERS.parent.glob("bench/*.py"), *MODULES.values()]
     texts = {path: path.read_text(encoding="utf-8") for path in sources}
-    for notebook in HELPERS.parent.glob("notebooks/*.ipynb"):
+    for notebook in [*HELPERS.parent.glob("notebooks/*.ipynb"), *HELPERS.parent.glob("notebooks/appendix/*.ipynb")]:
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
         texts[notebook] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     wrong = []

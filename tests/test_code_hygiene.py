@@ -121,7 +121,8 @@ def test_the_checker_lets_constants_in_words_pass(text: str) -> None:
 
 
 def test_no_source_write_up_is_cited_by_its_file_number() -> None:
-    files = [*HELPERS_PY, *(ROOT / "bench").rglob("*.py"), *(ROOT / "notebooks").glob("*.ipynb")]
+    files = [*HELPERS_PY, *(ROOT / "bench").rglob("*.py"), *(ROOT / "notebooks").glob("*.ipynb"),
+             *(ROOT / "notebooks" / "appendix").glob("*.ipynb")]
     cited = [
         f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
         for path in files

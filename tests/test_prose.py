@@ -22,7 +22,7 @@ from test_code_hygiene import measured_figures
 from helpers.config import CONFIG_ENV, ENVIRONMENT, KEYS, SECTIONS, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted([*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "notebooks" / "appendix").glob("*.ipynb")])
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "course_data" / "README.md"]
 
 ENV_NAME = re.compile(r"\b(?:KIT_[A-Z0-9_]+|OPENAI_[A-Z_]+|QDRANT_[A-Z_]+|HF_[A-Z_]+|TIKTOKEN_[A-Z_]+)\b")
