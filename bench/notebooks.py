@@ -44,6 +44,11 @@ STUDENT_BUDGET_S = {"notebook": 300.0, "course": 1800.0}  # a lab slot per noteb
 CELL_TIMEOUT_S = {"ci": 600, "full": 4 * 3600}  # full: notebook 08's ablation cell alone runs for an hour
 
 
+def lesson_notebooks() -> list[Path]:
+    """The lessons, `notebooks/NN_*.ipynb`: what the timing budget counts (notebooks/appendix/ is outside it)."""
+    return sorted((REPO_ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
 def link_realworld_docs(data_dir: Path) -> bool:
     """Link the rebuilt real documents (if any) into the run's data folder, as a student who rebuilt them has."""
     source = REPO_ROOT / ".kit_data" / "realworld" / "docs"
@@ -187,7 +192,7 @@ def main() -> None:
     record["profile"] = args.profile
     record["reader"] = os.environ.get("KIT_LLM_MODEL", "the default")
     record["realworld_docs"] = link_realworld_docs(folder / "data")
-    paths = sorted((REPO_ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    paths = lesson_notebooks()
     wanted = [w for w in args.only.split(",") if w] or (["00"] if args.smoke else [])
     if wanted:
         paths = [p for p in paths if p.name[:2] in wanted]
@@ -221,7 +226,7 @@ def student_run(args: argparse.Namespace) -> None:
     record["profile"], record["budget_s"] = "full", STUDENT_BUDGET_S
     record["reader"] = os.environ.get("KIT_LLM_MODEL", "the default")
     record["realworld_docs"] = link_realworld_docs(folder / "data")
-    paths = sorted((REPO_ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    paths = lesson_notebooks()
     wanted = [w for w in args.only.split(",") if w] or (["00"] if args.smoke else [])
     paths = [p for p in paths if not wanted or p.name[:2] in wanted]
     earlier = args.out / "notebooks_student.json"

@@ -206,8 +206,8 @@ class RetrievalSettings:
     """Which chunks reach the reader: the retriever, its fusion, and what is done to its hits.
 
     The defaults were chosen on the dev splits of both the course corpus and the real-document set
-    (notebooks 02, 05 and 07; `bench/realworld.py`), by how often the answer reaches the reader's context
-    (docs/decisions.md).
+    (`bench/realworld.py`; the record is in notebooks/appendix/), by how often the answer reaches the reader's
+    context (docs/decisions.md).
     """
 
     top_k: int = 8  # chunks retrieved for the reader; the context budget keeps the best that fit

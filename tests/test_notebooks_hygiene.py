@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from bench.notebooks import lesson_notebooks
 from helpers.classroom.grading import choose_notebooks
+from helpers.classroom.student import write_student_version
 from helpers.config import REPO_ROOT
 
-NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
-APPENDICES = sorted((REPO_ROOT / "notebooks" / "appendix").glob("*.ipynb"))
+NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))  # the lessons
+APPENDICES = sorted((REPO_ROOT / "notebooks" / "appendix").glob("*.ipynb"))  # readers, outside the class path
 LIVE_MODEL = re.compile(r"\b(?:RAGPipeline|make_llm|generate_answer|load_mine|use)\(|\.ask\(|\bcheck_\w+\(")
 FORBIDDEN = re.compile(r"^\s*[%!]\s*pip\b|sys\.path", re.MULTILINE)
 
@@ -59,3 +61,11 @@ def test_no_appendix_becomes_an_assignment() -> None:
     assert [p.name for p in choose_notebooks(None)] == [p.name for p in NOTEBOOKS]
     assert not LIVE_MODEL.findall("rates = guard_rates()\nsweep_results('answers', RESULTS)")
     assert LIVE_MODEL.findall("answer = pipeline.ask(question)") == [".ask("]
+
+
+def test_the_appendix_is_outside_the_class_path(tmp_path: Path) -> None:
+    """No student copy is made of an appendix, and the lessons' timing budget (bench.notebooks) does not count it."""
+    names = {path.name for path in APPENDICES}
+    assert not names & {path.name for path in write_student_version(tmp_path / "student")}
+    assert not names & {path.name for path in lesson_notebooks()}
+    assert {path.name for path in lesson_notebooks()} == {path.name for path in NOTEBOOKS if path.name[:2].isdigit()}

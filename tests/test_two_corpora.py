@@ -142,7 +142,7 @@ def test_budget_verdict_takes_the_fewest_tokens_within_the_tolerance_on_every_co
 
 
 def test_the_retrieval_default_is_the_row_the_rule_picks_from_the_committed_sweep() -> None:
-    """Notebook 05's rule on bench.realworld's rows: best mean, at most one question lost to the old default. The
+    """Appendix A's rule on bench.realworld's rows: best mean, at most one question lost to the old default. The
     configured row is the rule's pick, or one the pick leads by at most one question on each corpus: the noise of
     these splits, for which the default is not changed (docs/decisions.md)."""
     from bench.realworld import RETRIEVALS

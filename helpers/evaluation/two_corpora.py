@@ -8,7 +8,7 @@ A default tuned on one corpus can lose on another, so every choice here is score
   `bench/realworld.py` scores set-ups with it (answer in context, EM/F1 of the reader's answers);
 - `side_by_side` puts the rows of both corpora next to each other, and `pick_default` keeps the choice that
   does not lose on either; `pick_by_questions` allows a loss of a few questions (`questions_lost` counts them),
-  the rule the retrieval default was chosen by (docs/decisions.md, notebook 05).
+  the rule the retrieval default was chosen by (docs/decisions.md, appendix A in notebooks/appendix/).
 What it leaves out: LLM judges (notebook 08) and the test splits' use for tuning — tune on `dev`, report `test`.
 """
 
