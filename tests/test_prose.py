@@ -215,9 +215,9 @@ REFERENCE = re.compile(
     r"(?P<kind>§|\bsections?\b|\bexercises?\b)[ \t-]*(?P<first>\d+)(?:\s*(?:[–-]|to)\s*(?P<last>\d+))?(?!\.\d)",
     re.IGNORECASE,
 )
-NOTEBOOK_BEFORE = re.compile(r"(?:\bnotebooks?\s+|\b)(\d\d)(?:'s)?\s*[,(]?\s*$", re.IGNORECASE)  # "notebook 05, "
+NOTEBOOK_BEFORE = re.compile(r"(?:\b[Nn]otebooks?\s+|\b)(\d\d|(?<=[Aa]ppendix )[A-Z])(?:'s)?\s*[,(]?\s*$")  # "notebook 05, "
 NOTEBOOK_AFTER = re.compile(r"^\s*of\s+(?:notebook\s+)?(\d\d)\b", re.IGNORECASE)  # "… of notebook 05"
-NOTEBOOK_NAMED = re.compile(r"\bnotebooks?\s+(\d\d)\b|\b(\d\d)'s\b", re.IGNORECASE)
+NOTEBOOK_NAMED = re.compile(r"\b(?:[Nn]otebooks?\s+(\d\d)|(\d\d)'s|[Aa]ppendix\s+([A-Z]))\b")
 LIST_JOIN = re.compile(r"^\s*(?:,|and|or|,\s*and)\s*$")  # "§1, §3 and §7"
 TITLE_AFTER = re.compile(r'^\s*,?\s*"([^"]+)"')  # §3 "Ask a question"; section 12, "The fusion …"
 TITLE_ONLY = re.compile(r'§\s*"([^"]+)"|\b(?:(?i:notebook)\s+(\d\d)|(?i:appendix)\s+([A-Z])),\s*"([^"]+)"')
@@ -310,7 +310,7 @@ def wrong_references(text: str, own: str | None = None, known: dict[str, Outline
 
 def _last_named(text: str) -> str | None:
     """The last notebook a text names ("notebook 05", "04's"), or None."""
-    named = [a or b for a, b in NOTEBOOK_NAMED.findall(text)]
+    named = [a or b or c for a, b, c in NOTEBOOK_NAMED.findall(text)]
     return named[-1] if named else None
 
 
@@ -640,7 +640,7 @@ def test_the_model_named_as_in_use_is_the_configured_one(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(prose_sources()))
 def test_every_section_and_exercise_referred_to_exists(name: str) -> None:
-    assert wrong_references(prose_sources()[name], name[:2] if name.endswith(".ipynb") else None) == []
+    assert wrong_references(prose_sources()[name], name.split("_", 1)[0] if name.endswith(".ipynb") else None) == []
 
 
 @pytest.mark.parametrize("name", sorted(prose_sources()))
