@@ -1,4 +1,5 @@
-"""One source of truth for numbers: every measured figure in the README is checked against the file that produced it.
+"""One source of truth for numbers: every measured figure in the README and in docs/results.md (`CHECKED`) is checked
+against the file that produced it.
 
 The convention. An HTML comment names where the numbers of the block right below it come from:
 
@@ -43,7 +44,7 @@ What it leaves out: whether a figure is the right one of the file's numbers (a r
 meaning: a figure shown with few digits, such as 0.6 or "+5 %", matches many values), ratios the prose computes
 from two stored values (list them as unsourced), and bare integers.
 
-    .venv/bin/python tests/readme_numbers.py [README.md docs/decisions.md]   # prints every problem
+    .venv/bin/python tests/readme_numbers.py [README.md docs/results.md]   # prints every problem (default: CHECKED)
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from pathlib import Path
 from test_code_hygiene import _RATE, _TIME, measured_figures
 
 ROOT = Path(__file__).resolve().parents[1]
+CHECKED = ("README.md", "docs/results.md")  # the Markdown files whose every figure is checked
 
 MARKER = re.compile(r"^\s*<!--\s*numbers:\s*(?P<spec>.*?)\s*-->\s*$")
 HEADING = re.compile(r"^#{1,6}\s")
@@ -383,9 +385,9 @@ def provenance_problems(block: Block, paths: list[Path]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    """Print the problems and the stale blocks of each file named (default: the README)."""
+    """Print the problems and the stale blocks of each file named (default: `CHECKED`)."""
     failed = 0
-    for name in argv or ["README.md"]:
+    for name in argv or CHECKED:
         report = check((ROOT / name).read_text(encoding="utf-8"), name)
         print(f"{name}: {report.blocks} marked blocks, {report.figures} figures checked against their files")
         print("\n".join(report.problems) or "no problems")
