@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.adapted_embedder                       # 250 questions per corpus, alphas 0.5 and 0.6
     .venv/bin/python -m bench.adapted_embedder --alphas 0.5,0.6,0.7 --name adapted_embedder_alphas
     .venv/bin/python -m bench.adapted_embedder --hard-negatives --alphas 0.4,0.5,0.6 \
-        --name realworld_adapted_embedder_hard  # the run the README reports
+        --name realworld_adapted_embedder_hard  # the run docs/results.md reports
 
 1. The 1.5B reader writes one question for each of `--questions` chunks sampled from each corpus
    (`helpers.rerank.synthetic.training_pairs`; its answers are cached, so a second run writes nothing).

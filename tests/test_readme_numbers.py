@@ -2,60 +2,100 @@
 
 The real tests run the checker on every page (`pages()`: README.md and each docs/*.md, a page added to docs/ is
 checked with no change here); the others plant a mistake (a changed number, an unmarked figure, a marker without a
-file or a date) and show that each rule reports it. The stale blocks and the figures no results file holds are one
-strict xfail: it lists what remains to re-run, and turns into a failure once nothing does, so that the mark is
-taken off. docs/decisions.md, the history of every default, is not yet marked: a strict xfail lists its figures.
+file or a date) and show that each rule reports it, and the course map's times are read row by row against the
+notebook each row names. The stale blocks and the figures no results file holds are one strict xfail per page: it
+lists what remains to re-run, and turns into a failure once nothing does, so that the mark is taken off.
 `python tests/readme_numbers.py` prints the same lists.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 from readme_numbers import ROOT, Figure, check, figures, matches, pages, scan
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+TEXTS = {name: (ROOT / name).read_text(encoding="utf-8") for name in pages()}
+README = TEXTS["README.md"]
+RESULTS = TEXTS["docs/results.md"]
 WAITS = "<!-- numbers: bench/results/waits.json, bench/results/waits.md -->\n| what the user waits for |"
+STUDENT = "bench/results/notebooks_student.json"
 UNMARKED = {"docs/decisions.md"}  # its rows carry their dates and files, but no markers yet
+WITH_STALE = {"README.md", "docs/results.md", "docs/instructors.md"}  # python tests/readme_numbers.py lists them
+
+
+def _marked(names):
+    return [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="no numbers markers yet"))
+        if name in UNMARKED
+        else name
+        for name in names
+    ]
 
 
 @pytest.fixture(scope="module")
-def report():
-    return check(README)
+def reports():
+    return {name: check(text, name) for name, text in TEXTS.items()}
 
 
-def _check(name: str):
-    return check((ROOT / name).read_text(encoding="utf-8"), name)
+@pytest.mark.parametrize("name", _marked(pages()))
+def test_every_figure_of_a_page_is_marked_and_in_its_results_file(reports, name: str) -> None:
+    assert not reports[name].problems, "\n".join(reports[name].problems)
+
+
+def test_the_pages_are_the_readme_and_every_doc() -> None:
+    assert {"README.md", "docs/results.md", "docs/instructors.md", "docs/decisions.md"} <= set(pages())
+    assert set(pages()) == {"README.md", *(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md"))}
+
+
+def test_the_checked_pages_hold_the_measured_figures(reports) -> None:
+    assert reports["README.md"].blocks >= 5 and reports["docs/results.md"].figures >= 200, (
+        {name: (r.blocks, r.figures) for name, r in reports.items()}
+    )
 
 
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="no numbers markers yet"))
-        if name in UNMARKED
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="stale blocks and unsourced figures remain"))
+        if name in WITH_STALE
         else name
         for name in pages()
+        if name not in UNMARKED
     ],
 )
-def test_every_figure_of_a_page_is_marked_and_in_its_results_file(name: str) -> None:
-    found = _check(name)
-    assert not found.problems, "\n".join(found.problems)
+def test_no_block_is_stale_and_every_figure_has_a_file(reports, name: str) -> None:
+    assert not reports[name].stale, "to re-run or to measure:\n" + "\n".join(reports[name].stale)
 
 
-def test_the_pages_are_the_readme_and_every_doc() -> None:
-    assert {"README.md", "docs/instructors.md", "docs/decisions.md", "docs/exercises.md"} <= set(pages())
-    assert set(pages()) == {"README.md", *(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md"))}
+def course_map_problems(text: str) -> list[str]:
+    """Rows of the course map (the table marked with notebooks_student.json) whose "runs in, cold" cell is not that
+    notebook's `seconds_cold` ("—" when the file has no row for it), and notebooks missing from the map."""
+    rows = {row["notebook"][:2]: row["seconds_cold"] for row in json.loads((ROOT / STUDENT).read_text())["rows"]}
+    notebooks = sorted(path.name[:2] for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    blocks, _, _ = scan(text)
+    table = next(block for block in blocks if block.lines[0].startswith("| notebook |") and STUDENT in block.files)
+    cells = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in table.lines[2:]]
+    shown = {match.group(1): row[-1] for row in cells if (match := re.match(r"`(\d\d)_", row[0]))}
+    problems = [f"notebook {number} is not in the course map" for number in notebooks if number not in shown]
+    for number, cell in sorted(shown.items()):
+        expected = f"{rows[number]:.1f} s" if number in rows else "—"
+        if cell != expected:
+            problems.append(f"notebook {number}: the course map shows {cell!r}, {STUDENT} says {expected!r}")
+    return problems
 
 
-def test_the_readme_has_its_marked_blocks(report) -> None:
-    assert report.blocks >= 20 and report.figures >= 200, (report.blocks, report.figures)
+def test_the_course_map_shows_each_notebooks_own_time() -> None:
+    assert course_map_problems(README) == []
 
 
-@pytest.mark.xfail(strict=True, reason="stale blocks and unsourced figures remain (python tests/readme_numbers.py)")
-def test_no_block_is_stale_and_every_figure_has_a_file() -> None:
-    stale = [line for name in pages() if name not in UNMARKED for line in _check(name).stale]
-    assert not stale, "to re-run or to measure:\n" + "\n".join(stale)
+def test_a_time_in_the_wrong_row_of_the_course_map_is_reported() -> None:
+    row = next(line for line in README.splitlines() if line.startswith("| `00_"))
+    time = row.rstrip(" |").rpartition("| ")[2]
+    wrong, _ = planted(README, row, row.replace(f"| {time} |", "| 1.0 min |"))
+    assert course_map_problems(wrong) == [f"notebook 00: the course map shows '1.0 min', {STUDENT} says {time!r}"]
 
 
 # --- each rule can fail ------------------------------------------------------------------------------------------
@@ -68,7 +108,7 @@ def planted(text: str, old: str, new: str) -> tuple[str, int]:
 
 
 def test_a_changed_number_in_a_copy_of_a_marked_block_is_reported() -> None:
-    blocks, _, _ = scan(README)
+    blocks, _, _ = scan(RESULTS)
     table = next(block for block in blocks if "what the user waits for" in block.lines[0])
     copy = "\n".join([f"<!-- numbers: {', '.join(table.files)} -->", *table.lines])
     assert check(copy, "copy").problems == []
@@ -78,11 +118,11 @@ def test_a_changed_number_in_a_copy_of_a_marked_block_is_reported() -> None:
     ]
 
 
-def test_a_changed_number_is_reported_with_its_readme_line() -> None:
-    assert WAITS in README
-    wrong, line = planted(README, "0.199 s for 2.83 MB", "0.199 s for 3.28 MB")
-    assert [problem for problem in check(wrong).problems if "3.28" in problem] == [
-        f"README.md:{line}: 3.28 MB is in none of bench/results/waits.json, bench/results/waits.md"
+def test_a_changed_number_is_reported_with_its_line() -> None:
+    assert WAITS in RESULTS
+    wrong, line = planted(RESULTS, "0.199 s for 2.83 MB", "0.199 s for 3.28 MB")
+    assert [problem for problem in check(wrong, "docs/results.md").problems if "3.28" in problem] == [
+        f"docs/results.md:{line}: 3.28 MB is in none of bench/results/waits.json, bench/results/waits.md"
     ]
 
 
