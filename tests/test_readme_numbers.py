@@ -4,7 +4,8 @@ The real tests run the checker on every page (`pages()`: README.md and each docs
 checked with no change here); the others plant a mistake (a changed number, an unmarked figure, a marker without a
 file or a date) and show that each rule reports it. The stale blocks and the figures no results file holds are one
 strict xfail: it lists what remains to re-run, and turns into a failure once nothing does, so that the mark is
-taken off. docs/decisions.md, the history of every default, is not yet marked: a strict xfail lists its figures.
+taken off. docs/decisions.md, the history of every default, marks its tables `per row`: each row is checked against
+the results files it names.
 `python tests/readme_numbers.py` prints the same lists.
 """
 
@@ -17,7 +18,6 @@ from readme_numbers import ROOT, Figure, check, figures, matches, pages, scan
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 WAITS = "<!-- numbers: bench/results/waits.json, bench/results/waits.md -->\n| what the user waits for |"
-UNMARKED = {"docs/decisions.md"}  # its rows carry their dates and files, but no markers yet
 
 
 @pytest.fixture(scope="module")
@@ -29,15 +29,7 @@ def _check(name: str):
     return check((ROOT / name).read_text(encoding="utf-8"), name)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="no numbers markers yet"))
-        if name in UNMARKED
-        else name
-        for name in pages()
-    ],
-)
+@pytest.mark.parametrize("name", pages())
 def test_every_figure_of_a_page_is_marked_and_in_its_results_file(name: str) -> None:
     found = _check(name)
     assert not found.problems, "\n".join(found.problems)
@@ -54,7 +46,7 @@ def test_the_readme_has_its_marked_blocks(report) -> None:
 
 @pytest.mark.xfail(strict=True, reason="stale blocks and unsourced figures remain (python tests/readme_numbers.py)")
 def test_no_block_is_stale_and_every_figure_has_a_file() -> None:
-    stale = [line for name in pages() if name not in UNMARKED for line in _check(name).stale]
+    stale = [line for name in pages() for line in _check(name).stale]
     assert not stale, "to re-run or to measure:\n" + "\n".join(stale)
 
 
@@ -188,3 +180,54 @@ def test_a_constant_of_the_code_is_checked_against_its_source_file(tmp_path: Pat
 def test_a_confidence_level_and_a_hyphenated_word_are_not_figures() -> None:
     assert figures("a bootstrap 95 % interval; exercise 2 min-max fusion") == []
     assert [f.text for f in figures("95 % of the answers in 2 min")] == ["95%", "2 min"]
+
+
+PER_ROW = """<!-- numbers: per row -->
+| decision | measurement | where |
+| --- | --- | --- |
+| hybrid | recall 0.812 in 4.2 s | `a.json` |
+| pool 50 | F1 0.655 and 0.701 | `b_{x,y}.json` and their `_answers.csv` |
+| k 8 | F1 0.640, p 0.31 | `c.json` <!-- numbers: unsourced: 0.31 --> |
+| tokenizer | recall 0.59 | `c.json` <!-- numbers: stale: c.json run again; regenerate with: python -m bench.c --> |
+| a probe | 0.77 in a console run | — <!-- numbers: unsourced: 0.77 --> |
+"""
+
+
+@pytest.fixture
+def per_row_root(tmp_path: Path) -> Path:
+    results = tmp_path / "bench" / "results"
+    results.mkdir(parents=True)
+    run = '"date": "2026-11-25T10:00:00+00:00", "commit": "abc1234"'
+    (results / "a.json").write_text(f'{{{run}, "recall": 0.8116, "seconds": 4.21}}')
+    (results / "b_x.json").write_text(f'{{{run}, "f1": 0.6549}}')
+    (results / "b_y.json").write_text(f'{{{run}, "f1": 0.5}}')
+    (results / "b_y_answers.csv").write_text("id,f1\\nq1,0.701\\n")
+    (results / "c.json").write_text(f'{{{run}, "f1": 0.6401}}')
+    return tmp_path
+
+
+def test_a_per_row_table_checks_each_row_against_its_own_files(per_row_root: Path) -> None:
+    found = check(PER_ROW, "x.md", per_row_root)
+    assert found.problems == [] and found.blocks == 7 and found.figures == 5
+    assert found.stale == [
+        "x.md:6: 0.31: in no results file",
+        "x.md:7-7 (): stale: c.json run again; regenerate with: python -m bench.c",
+        "x.md:8: 0.77: in no results file",
+    ]
+    wrong, line = planted(PER_ROW, "F1 0.655 and", "F1 0.656 and")
+    assert check(wrong, "x.md", per_row_root).problems == [
+        f"x.md:{line}: 0.656 is in none of bench/results/b_x.json, bench/results/b_y.json, "
+        "bench/results/b_y_answers.csv"
+    ]
+    wrong, line = planted(PER_ROW, "recall 0.812 in 4.2 s | `a.json`", "recall 0.812 in 4.2 s | `c.json`")
+    assert check(wrong, "x.md", per_row_root).problems == [
+        f"x.md:{line}: 0.812 is in none of bench/results/c.json",
+        f"x.md:{line}: 4.2 s is in none of bench/results/c.json",
+    ]
+
+
+def test_a_figure_of_a_row_or_block_that_names_no_file_is_reported(per_row_root: Path) -> None:
+    wrong, line = planted(PER_ROW, "0.77 in a console run | — <!-- numbers: unsourced: 0.77 -->", "0.77 in a run | —")
+    assert check(wrong, "x.md", per_row_root).problems == [f"x.md:{line}: 0.77 is in a row that names no results file"]
+    block = "<!-- numbers: unsourced: 1.1 GB -->\n1.1 GB of wheels, 0.4 s to import.\n"
+    assert check(block, "x.md").problems == ["x.md:2: 0.4 s is in a block that names no results file"]
