@@ -18,7 +18,17 @@ numbers are true to their file but not to the current defaults, or no file holds
 command` (required with `stale`) and `unsourced: figure, figure` (figures of the block, as written, that no
 results file holds: not checked, listed). Stale blocks and unsourced figures are listed apart (`Report.stale`),
 so what remains to re-run or to measure is explicit; a stale block's figures are still checked against the
-files it names, but a missing date or commit is listed with it instead of failing.
+files it names, but a missing date or commit is listed with it instead of failing. A figure of a block that
+names no file is either unsourced or in a stale block.
+
+A table whose rows come from different runs (docs/decisions.md) is marked `<!-- numbers: per row -->`: each row
+is then a block of its own, its files the results files it names in backticks (`realworld_final.json` is
+bench/results/realworld_final.json, a name with a "/" a path from the root; `realworld_retrieval_*.json` and
+`x_{course,real}.json` stand for every file they match; an ending alone, `_answers.csv` or `.csv`, for that
+ending of each JSON file named before it), its date and commit its own or its files'. A row may carry its own
+marker inside it, `<!-- numbers: ... -->` in its last cell, with the parts above: files named there replace
+the backticked ones, `unsourced:` keeps them, and `stale:` without files says that no file holds the row's
+figures (a run whose file a later run overwrote, a notebook's output).
 
 What is a measured figure (`figures`): a number shown with decimals (0.675, 4.9), or one with a unit of time
 (s, ms, min), of rate (chunks/s), of size (MB, GB), a percentage or a multiple (3.6x), or the two numbers of a
@@ -69,6 +79,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE = (".py", ".sh", ".toml")  # a source file named as a block's file: its constants, of this very commit
 
 MARKER = re.compile(r"^\s*<!--\s*numbers:\s*(?P<spec>.*?)\s*-->\s*$")
+PER_ROW = "per row"  # a marker whose rows each name their own files (see the module docstring)
+ROW_MARKER = re.compile(r"<!--\s*numbers:\s*(?P<spec>.*?)\s*-->")  # a row's own marker, inside the row
+ROW_FILE = re.compile(r"`([\w.*{][^`\s]*\.(?:json|csv|md))`")  # a row's backticked results files
 HEADING = re.compile(r"^#{1,6}\s")
 FENCE = re.compile(r"^\s*(```|~~~)")
 DATE = re.compile(r"(?<!\d)20\d\d-\d\d-\d\d(?!\d)")
@@ -143,6 +156,7 @@ class Block:
     stale: str | None = None
     command: str | None = None
     unsourced: list[str] = field(default_factory=list)
+    row: bool = False  # a row of a `per row` table: the files are the row's own
 
 
 @dataclass
@@ -205,8 +219,9 @@ def parse_marker(spec: str) -> tuple[list[str], str | None, str | None, list[str
     return files, stale, command, unsourced
 
 
-def scan(text: str) -> tuple[list[Block], list[tuple[int, str]], list[tuple[int, str]]]:
-    """The marked blocks, the unmarked prose lines (number, line) and malformed markers (number, why)."""
+def scan(text: str, root: Path = ROOT) -> tuple[list[Block], list[tuple[int, str]], list[tuple[int, str]]]:
+    """The marked blocks (a `per row` table's rows each one), the unmarked prose lines (number, line) and malformed
+    markers (number, why)."""
     lines = text.splitlines()
     blocks, unmarked, bad = [], [], []
     heading, fenced, i = "", False, 0
@@ -230,6 +245,10 @@ def scan(text: str) -> tuple[list[Block], list[tuple[int, str]], list[tuple[int,
             end = start
             while end + 1 < len(lines) and lines[end + 1].strip():
                 end += 1
+            if match.group("spec").strip().lower() == PER_ROW:
+                blocks += [row_block(lines, number, heading, root) for number in range(start, end + 1)]
+                i = end + 1
+                continue
             files, stale, command, unsourced = parse_marker(match.group("spec"))
             if not files and not stale and not unsourced:
                 bad.append((i + 1, "the marker names no results file and says neither `stale` nor `unsourced`"))
@@ -243,6 +262,40 @@ def scan(text: str) -> tuple[list[Block], list[tuple[int, str]], list[tuple[int,
             unmarked.append((i + 1, line))
         i += 1
     return blocks, unmarked, bad
+
+
+def row_files(row: str, root: Path = ROOT) -> list[str]:
+    """The results files a row names in backticks: a path from the root, or a name in bench/results/; a
+    `*` or `{a,b}` in a name stands for every file it matches, and an ending alone (`_answers.csv`, `.csv`) for
+    that ending of each JSON file named before it, where there is one (a page under docs/ or the README is no
+    results file)."""
+    found: list[str] = []
+    for name in ROW_FILE.findall(row):
+        if name[0] in "_.":
+            stems = [file.removesuffix(".json") for file in found if file.endswith(".json")]
+            endings = [stem + name for stem in stems if (root / f"{stem}{name}").is_file()]
+            found += [file for file in endings if file not in found]
+            continue
+        name = name if "/" in name else f"bench/results/{name}"
+        if name.startswith("docs/") or name == "README.md":
+            continue
+        head, brace, rest = name.partition("{")
+        options, _, tail = rest.partition("}")
+        for each in [head + option + tail for option in options.split(",")] if brace else [name]:
+            matched = sorted(str(path.relative_to(root)) for path in root.glob(each)) if "*" in each else [each]
+            found += [file for file in matched if file not in found]
+    return found
+
+
+def row_block(lines: list[str], index: int, heading: str, root: Path = ROOT) -> Block:
+    """Row `index` (0-based) of a `per row` table as a block of one line: what its own marker (a
+    `<!-- numbers: ... -->` inside the row) says, the results files it names in backticks unless that marker names
+    files or says `stale` (then no file holds the row's figures)."""
+    row = lines[index]
+    own = ROW_MARKER.search(row)
+    files, stale, command, unsourced = parse_marker(own.group("spec")) if own else ([], None, None, [])
+    files = files or ([] if stale else row_files(row, root))
+    return Block(index + 1, index + 1, index + 1, [row], heading, files, stale, command, unsourced, row=True)
 
 
 def _numbers_in(text: str) -> list[float]:
@@ -329,7 +382,7 @@ def matches(figure: Figure, numbers: list[float]) -> bool:
 def check(text: str, name: str = "README.md", root: Path = ROOT) -> Report:
     """Check one Markdown text: unmarked figures, figures that match no number of their files, provenance."""
     report = Report()
-    blocks, unmarked, bad = scan(text)
+    blocks, unmarked, bad = scan(text, root)
     report.problems += [f"{name}:{line}: {why}" for line, why in bad]
     for number, line in unmarked:
         found = figures(line, number)
@@ -361,7 +414,14 @@ def check(text: str, name: str = "README.md", root: Path = ROOT) -> Report:
             report.stale.append(f"{where}: stale: {block.stale}; regenerate with: {block.command}{also}")
         else:
             report.problems += [f"{name}:{block.marker_line}: {gap}" for gap in gaps]
+        if block.row and block.stale and not block.command:
+            report.problems.append(f"{name}:{block.start}: a stale row must say `regenerate with: <command>`")
         if not paths:
+            report.problems += [
+                f"{name}:{f.line}: {f.text} is in a {'row' if block.row else 'block'} that names no results file"
+                for f in found
+                if not block.files and not block.stale and _plain(f.text) not in unsourced
+            ]
             continue
         numbers = sorted(n for path in paths for n in file_numbers(path))
         for figure in found:

@@ -215,7 +215,8 @@ REFERENCE = re.compile(
     r"(?P<kind>§|\bsections?\b|\bexercises?\b)[ \t-]*(?P<first>\d+)(?:\s*(?:[–-]|to)\s*(?P<last>\d+))?(?!\.\d)",
     re.IGNORECASE,
 )
-NOTEBOOK_BEFORE = re.compile(r"(?:\b[Nn]otebooks?\s+|\b)(\d\d|(?<=[Aa]ppendix )[A-Z])(?:'s)?\s*[,(]?\s*$")  # "notebook 05, "
+# "notebook 05, ", "appendix A, "
+NOTEBOOK_BEFORE = re.compile(r"(?:\b[Nn]otebooks?\s+|\b)(\d\d|(?<=[Aa]ppendix )[A-Z])(?:'s)?\s*[,(]?\s*$")
 NOTEBOOK_AFTER = re.compile(r"^\s*of\s+(?:notebook\s+)?(\d\d)\b", re.IGNORECASE)  # "… of notebook 05"
 NOTEBOOK_NAMED = re.compile(r"\b(?:[Nn]otebooks?\s+(\d\d)|(\d\d)'s|[Aa]ppendix\s+([A-Z]))\b")
 LIST_JOIN = re.compile(r"^\s*(?:,|and|or|,\s*and)\s*$")  # "§1, §3 and §7"

@@ -5,6 +5,8 @@ checked with no change here); the others plant a mistake (a changed number, an u
 file or a date) and show that each rule reports it, and the course map's times are read row by row against the
 notebook each row names. The stale blocks and the figures no results file holds are one strict xfail per page: it
 lists what remains to re-run, and turns into a failure once nothing does, so that the mark is taken off.
+docs/decisions.md, the history of every default, marks its tables `per row`: each row is checked against the
+results files it names.
 `python tests/readme_numbers.py` prints the same lists.
 """
 
@@ -22,8 +24,9 @@ README = TEXTS["README.md"]
 RESULTS = TEXTS["docs/results.md"]
 WAITS = "<!-- numbers: bench/results/waits.json, bench/results/waits.md -->\n| what the user waits for |"
 STUDENT = "bench/results/notebooks_student.json"
-UNMARKED = {"docs/decisions.md"}  # its rows carry their dates and files, but no markers yet
-WITH_STALE = {"README.md", "docs/results.md", "docs/instructors.md"}  # python tests/readme_numbers.py lists them
+UNMARKED: set[str] = set()  # pages not marked yet: each a strict xfail
+# pages with stale blocks or unsourced figures (python tests/readme_numbers.py lists them)
+WITH_STALE = {"README.md", "docs/results.md", "docs/instructors.md", "docs/decisions.md"}
 
 
 def _marked(names):
@@ -228,3 +231,54 @@ def test_a_constant_of_the_code_is_checked_against_its_source_file(tmp_path: Pat
 def test_a_confidence_level_and_a_hyphenated_word_are_not_figures() -> None:
     assert figures("a bootstrap 95 % interval; exercise 2 min-max fusion") == []
     assert [f.text for f in figures("95 % of the answers in 2 min")] == ["95%", "2 min"]
+
+
+PER_ROW = """<!-- numbers: per row -->
+| decision | measurement | where |
+| --- | --- | --- |
+| hybrid | recall 0.812 in 4.2 s | `a.json` |
+| pool 50 | F1 0.655 and 0.701 | `b_{x,y}.json` and their `_answers.csv` |
+| k 8 | F1 0.640, p 0.31 | `c.json` <!-- numbers: unsourced: 0.31 --> |
+| tokenizer | recall 0.59 | `c.json` <!-- numbers: stale: c.json run again; regenerate with: python -m bench.c --> |
+| a probe | 0.77 in a console run | — <!-- numbers: unsourced: 0.77 --> |
+"""
+
+
+@pytest.fixture
+def per_row_root(tmp_path: Path) -> Path:
+    results = tmp_path / "bench" / "results"
+    results.mkdir(parents=True)
+    run = '"date": "2026-11-25T10:00:00+00:00", "commit": "abc1234"'
+    (results / "a.json").write_text(f'{{{run}, "recall": 0.8116, "seconds": 4.21}}')
+    (results / "b_x.json").write_text(f'{{{run}, "f1": 0.6549}}')
+    (results / "b_y.json").write_text(f'{{{run}, "f1": 0.5}}')
+    (results / "b_y_answers.csv").write_text("id,f1\\nq1,0.701\\n")
+    (results / "c.json").write_text(f'{{{run}, "f1": 0.6401}}')
+    return tmp_path
+
+
+def test_a_per_row_table_checks_each_row_against_its_own_files(per_row_root: Path) -> None:
+    found = check(PER_ROW, "x.md", per_row_root)
+    assert found.problems == [] and found.blocks == 7 and found.figures == 5
+    assert found.stale == [
+        "x.md:6: 0.31: in no results file",
+        "x.md:7-7 (): stale: c.json run again; regenerate with: python -m bench.c",
+        "x.md:8: 0.77: in no results file",
+    ]
+    wrong, line = planted(PER_ROW, "F1 0.655 and", "F1 0.656 and")
+    assert check(wrong, "x.md", per_row_root).problems == [
+        f"x.md:{line}: 0.656 is in none of bench/results/b_x.json, bench/results/b_y.json, "
+        "bench/results/b_y_answers.csv"
+    ]
+    wrong, line = planted(PER_ROW, "recall 0.812 in 4.2 s | `a.json`", "recall 0.812 in 4.2 s | `c.json`")
+    assert check(wrong, "x.md", per_row_root).problems == [
+        f"x.md:{line}: 0.812 is in none of bench/results/c.json",
+        f"x.md:{line}: 4.2 s is in none of bench/results/c.json",
+    ]
+
+
+def test_a_figure_of_a_row_or_block_that_names_no_file_is_reported(per_row_root: Path) -> None:
+    wrong, line = planted(PER_ROW, "0.77 in a console run | — <!-- numbers: unsourced: 0.77 -->", "0.77 in a run | —")
+    assert check(wrong, "x.md", per_row_root).problems == [f"x.md:{line}: 0.77 is in a row that names no results file"]
+    block = "<!-- numbers: unsourced: 1.1 GB -->\n1.1 GB of wheels, 0.4 s to import.\n"
+    assert check(block, "x.md").problems == ["x.md:2: 0.4 s is in a block that names no results file"]
