@@ -28,6 +28,15 @@ def test_there_are_notebooks() -> None:
     assert APPENDICES, "no appendix notebooks found"
 
 
+LESSON_CELLS = 60  # a lesson fits a lab slot: one point per section, the record of a default in an appendix
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_lesson_stays_short(path: Path) -> None:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert len(cells) <= LESSON_CELLS, f"{path.name}: {len(cells)} cells; move a record to notebooks/appendix/"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS + APPENDICES, ids=lambda p: p.name)
 def test_notebook_is_clean(path: Path) -> None:
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]

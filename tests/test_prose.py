@@ -672,3 +672,14 @@ def test_the_helpers_docstrings_name_the_configured_models() -> None:
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.name)
 def test_notebook_markdown_states_no_measured_figure(notebook: Path) -> None:
     assert measured_lines(markdown_of(notebook)) == []
+
+
+README_LINES = 300  # a front door: what the kit is, the commands, the course map; reports live in docs/results.md
+
+
+def test_the_readme_is_a_front_door() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= README_LINES, "move reports to docs/results.md, layout to docs/architecture.md"
+    for part in ("## The two commands", "## The course: what you build", "## Your own documents", "## Configuration",
+                 "## Architecture", "docs/results.md", "docs/instructors.md", "docs/img/app.png"):
+        assert part in text, part
