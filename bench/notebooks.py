@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.common import REPO_ROOT, Record, arguments, git_commit, load_average, ratio, use_cache_as_after_setup
+from bench.embedders import matmul_gflops
 from helpers.llm.shipped import RECORD_ENV
 
 BUDGET_S = {"notebook": 240.0, "course": 1200.0}
@@ -226,6 +227,7 @@ def student_run(args: argparse.Namespace) -> None:
     record["profile"], record["budget_s"] = "full", STUDENT_BUDGET_S
     record["reader"] = os.environ.get("KIT_LLM_MODEL", "the default")
     record["realworld_docs"] = link_realworld_docs(folder / "data")
+    record["floor_matmul_gflops_start"] = round(matmul_gflops(), 1)  # the machine's speed: read the seconds against it
     paths = lesson_notebooks()
     wanted = [w for w in args.only.split(",") if w] or (["00"] if args.smoke else [])
     paths = [p for p in paths if not wanted or p.name[:2] in wanted]
@@ -255,6 +257,7 @@ def student_run(args: argparse.Namespace) -> None:
     totals = {run: total(run) for run in RUNS}
     record["total_cold_s"], record["total_warm_s"] = totals["cold"], totals["warm"]
     record["total_over_budget"] = ratio(totals["cold"], STUDENT_BUDGET_S["course"]) if totals["cold"] else None
+    record["floor_matmul_gflops_end"] = round(matmul_gflops(), 1)
     record.save()
 
 
