@@ -24,7 +24,7 @@ from helpers.classroom.site import (
 
 README_TABLE = """# Kit
 
-## The notebooks: what you build
+## The course: what you build
 
 | notebook | stage | ✍ you write (slot) |
 | --- | --- | --- |

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 README = REPO_ROOT / "README.md"
 RUN_METADATA = "kit_run"  # bench.notebooks writes how the run went under this key of the notebook's metadata
-MAP_HEADING = "## The notebooks: what you build"
+MAP_HEADING = "## The course: what you build"
 STATES = ("ran through", "changed since its run", "not executed", "stopped", "unreadable")
 FAILED = {"stopped", "unreadable"}
 CSS = """
