@@ -60,6 +60,15 @@ def test_an_interrupted_run_keeps_what_it_finished(settings: Settings, monkeypat
     assert resumed.stats == {"computed": 4, "cached": 2, "seeded": 0}
 
 
+def test_the_progress_bar_counts_chunks_not_batches(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(embedder_module, "SAVE_EVERY", 2)  # five texts: three saved batches
+    Embedder(settings).embed_texts([f"sentence number {i}" for i in range(5)], progress=True)
+    bar = capsys.readouterr().err
+    assert "5/5" in bar and "chunk" in bar and "3/3" not in bar
+
+
 def test_query_prefix_is_added_to_queries_only(settings: Settings) -> None:
     plain, prefixed = Embedder(settings), Embedder(settings.replace(query_prefix="query: "))
     assert plain.query_prefix == ""

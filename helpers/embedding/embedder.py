@@ -163,12 +163,15 @@ class Embedder:
             self.cache.put_many(seeded)
             found.update(seeded)
         pending = [(key, text) for key, text in missing.items() if key not in seeded]
-        chunks = range(0, len(pending), SAVE_EVERY)
-        for start in tqdm(chunks, desc="embedding", unit="chunk", disable=not progress or len(chunks) < 2):
-            part = pending[start : start + SAVE_EVERY]
-            new = dict(zip([k for k, _ in part], self._compute([t for _, t in part]), strict=True))
-            self.cache.put_many(new)
-            found.update(new)
+        # the bar counts texts (the chunks being embedded), advanced one saved batch at a time
+        quiet = not progress or len(pending) <= SAVE_EVERY
+        with tqdm(total=len(pending), desc="embedding", unit="chunk", disable=quiet) as bar:
+            for start in range(0, len(pending), SAVE_EVERY):
+                part = pending[start : start + SAVE_EVERY]
+                new = dict(zip([k for k, _ in part], self._compute([t for _, t in part]), strict=True))
+                self.cache.put_many(new)
+                found.update(new)
+                bar.update(len(part))
         self.stats["computed"] += len(pending)
         self.stats["seeded"] += len(seeded)
         self.stats["cached"] += len(texts) - len(missing)
