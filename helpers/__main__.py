@@ -1,4 +1,4 @@
-"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `train-reranker`, `report`, `eval`, …
+"""Command line: `python -m helpers ask "question"`, `prepare`, `config`, `serve`, `train-reranker`, `report`, …
 
 Each command is a thin wrapper over the package (the top of the dependency rule: it may import anything).
 What it leaves out: the logic itself, and interactive use (the notebooks and the app)."""
@@ -10,7 +10,16 @@ import sys
 import time
 from contextlib import closing
 
-from helpers.config import CONFIG_ENV, ENVIRONMENT, ConfigError, Settings, get_settings, show, value_of
+from helpers.config import (
+    CONFIG_ENV,
+    ENVIRONMENT,
+    LOCAL_LLMS,
+    ConfigError,
+    Settings,
+    get_settings,
+    show,
+    value_of,
+)
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -203,6 +212,30 @@ def _course_site(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    """Serve the kit's GGUF to a class behind llama.cpp's OpenAI-compatible server, until Ctrl-C."""
+    from helpers.llm.server import LlamaServer, address_for_students
+
+    settings = get_settings().replace(llm_backend="local", **({"llm_model": args.model} if args.model else {}))
+    print(f"starting {settings.llm.name} behind llama_cpp.server on {args.host}:{args.port} …", flush=True)
+    server = LlamaServer(settings, args.host, args.port, args.threads, args.api_key)
+    try:
+        print(f"serving: {server.threads} threads, one answer at a time (the others queue); log: {server.log}")
+        print("students set, before starting the kit (bash scripts/start.sh) or in the hub's environment:")
+        print(f"  export OPENAI_BASE_URL={address_for_students(args.host, server.port)}")
+        print(f"  export OPENAI_MODEL={server.model}")
+        if args.api_key:
+            print(f"  export OPENAI_API_KEY={args.api_key}")
+        print("stop it with Ctrl-C", flush=True)
+        code = server.process.wait()
+        print(f"error: the model server stopped (exit code {code}); its log: {server.log}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        server.stop()
+
+
 def _config(args: argparse.Namespace) -> int:
     """The settings, the environment variables a deployment may set, and the retrieval stack in query order."""
     show()
@@ -280,6 +313,13 @@ def main(argv: list[str] | None = None) -> int:
                       "--keep-outputs); a notebook not there is shown without outputs")  # fmt: skip
     site.add_argument("--out", default="site", help="the folder to write index.html and the pages into")
     site.set_defaults(run=_course_site)
+    serve = sub.add_parser("serve", help="serve the kit's reader to a class (an OpenAI-compatible endpoint)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on; 0.0.0.0: every interface")
+    serve.add_argument("--port", type=int, default=8000, help="the port to listen on")
+    serve.add_argument("--threads", type=int, default=0, help="CPU threads of the model (default: every usable core)")
+    serve.add_argument("--api-key", default="", help="a key the students must send (OPENAI_API_KEY); default none")
+    serve.add_argument("--model", choices=LOCAL_LLMS, default=None, help="the packaged reader (default: llm_model)")
+    serve.set_defaults(run=_serve)
     sub.add_parser("config", help="print the configuration and the retrieval stack").set_defaults(run=_config)
     args = parser.parse_args(argv)
     try:

@@ -8,8 +8,8 @@
   shows: a small local judge can score a right answer as irrelevant, so read it as a demonstration, not a number.
 The judge is reached the same way in both cases: ragas' `llm_factory` over openai's `AsyncOpenAI`, pointed
 at `OPENAI_BASE_URL` when it is set, otherwise at the kit's own GGUF served by `llama_cpp.server` on
-127.0.0.1 (a subprocess on a free port, started on the first cache miss, stopped by `close()`, at exit,
-or — on Linux — by the kernel when this process dies).
+127.0.0.1 (`helpers.llm.server.LlamaServer`: a subprocess on a free port, started on the first cache miss, stopped
+by `close()`, at exit, or — on Linux — by the kernel when this process dies).
 Every judgement is stored on disk keyed by the judge's name + metric + question, answer and contexts, so a
 re-run judges nothing and never starts the server. What it leaves out: ragas' `evaluate()` batch runner.
 """
@@ -17,22 +17,14 @@ re-run judges nothing and never starts the server. What it leaves out: ragas' `e
 from __future__ import annotations
 
 import asyncio
-import atexit
-import ctypes
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from helpers.config import Settings, get_settings
 from helpers.llm.cache import DiskCache, llm_cache, prompt_key
-
-STARTUP_TIMEOUT_S = 120.0
+from helpers.llm.server import LlamaServer
 
 
 def run_sync(coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -86,84 +78,6 @@ def non_llm_scores(answer: str, references: Sequence[str], contexts: Sequence[st
     return run_sync(score_all())
 
 
-LINUX = sys.platform.startswith("linux")
-
-
-def _find_prctl() -> Any:
-    """glibc's prctl, resolved in the parent (nothing may be imported after fork), or None elsewhere."""
-    try:
-        return ctypes.CDLL("libc.so.6", use_errno=True).prctl if LINUX else None
-    except OSError:
-        return None
-
-
-_PRCTL = _find_prctl()
-
-
-def _die_with_parent() -> None:
-    """In the server process (Linux): receive SIGTERM when the process that started it dies, even by a kill."""
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
-
-
-def free_port() -> int:
-    """A TCP port on loopback that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class LocalJudgeServer:
-    """The kit's GGUF behind `python -m llama_cpp.server` on 127.0.0.1: an OpenAI-compatible endpoint."""
-
-    def __init__(self, settings: Settings) -> None:
-        from helpers.models import llm_gguf_path
-
-        self.model = settings.llm.name
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        command = [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(llm_gguf_path(settings)),
-            "--model_alias", self.model, "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(settings.llm.llm_context_tokens), "--n_threads", str(settings.llm.llm_threads),
-            "--seed", str(settings.seed), "--verbose", "False",
-        ]  # fmt: skip
-        # its log goes to a file: a pipe nobody reads would fill up and stall the server mid-run
-        self.log = settings.paths.cache_dir / "judge_server.log"
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        with self.log.open("w", encoding="utf-8") as log:
-            self.process = subprocess.Popen(
-                command, stdout=subprocess.DEVNULL, stderr=log, preexec_fn=_die_with_parent if LINUX else None
-            )
-        atexit.register(self.stop)  # a kernel restart or an exception must not leave the server running
-        self._wait_until_ready()
-
-    def _wait_until_ready(self) -> None:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                error = self.log.read_text(encoding="utf-8", errors="replace")[-500:]
-                raise RuntimeError(f"the judge server exited at start-up ({self.log}): {error}")
-            try:
-                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as reply:
-                    if reply.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.5)
-        self.stop()
-        raise RuntimeError(f"the judge server did not answer within {STARTUP_TIMEOUT_S:.0f} s")
-
-    def stop(self) -> None:
-        """Stop the server process (and wait for it)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
 class Judge:
     """ragas' LLM-judged metrics with the configured judge, every judgement cached on disk."""
 
@@ -175,7 +89,7 @@ class Judge:
         where = (self.settings.llm.openai_base_url or "api.openai.com") if self.remote else "llama_cpp.server, local"
         self.name = f"{model} ({where})"  # printed beside every LLM-judged score
         self.model = model
-        self.server: LocalJudgeServer | None = None
+        self.server: LlamaServer | None = None
         self.judged = self.cached = 0
         self.seconds: list[float] = []
 
@@ -188,7 +102,9 @@ class Judge:
             base_url, key = self.settings.llm.openai_base_url or None, self.settings.llm.openai_api_key or "not-needed"
         else:
             if self.server is None:
-                self.server = LocalJudgeServer(self.settings)
+                threads = self.settings.llm.llm_threads
+                log = self.settings.paths.cache_dir / "judge_server.log"
+                self.server = LlamaServer(self.settings, threads=threads, log=log)
             base_url, key = self.server.base_url, "not-needed"
         client = AsyncOpenAI(base_url=base_url, api_key=key, timeout=self.settings.llm.request_timeout_s * 5)
         return llm_factory(self.model, provider="openai", client=client, temperature=0.0), _KitEmbeddings(self.settings)
