@@ -192,6 +192,7 @@ class OpenAICompatibleLLM:
 
     def _error(self, err: Exception) -> LLMError:
         """A readable `LLMError` for a failed call; the server's own text is left out (it may echo the key)."""
+        import httpx
         import openai
 
         tries = f"after {self.settings.llm.llm_max_retries + 1} tries"
@@ -205,6 +206,10 @@ class OpenAICompatibleLLM:
             why = f"rate limited (HTTP 429) {tries}; wait a minute or lower the request rate"
         elif isinstance(err, openai.APIStatusError):
             why = f"HTTP {err.status_code} {tries if err.status_code >= 500 else ''}".strip()
+        elif isinstance(err, httpx.TimeoutException):  # a streamed answer that stopped coming
+            why = f"the answer stopped for {self.settings.llm.request_timeout_s:g} s mid-stream; ask again"
+        elif isinstance(err, httpx.HTTPError):  # the connection broke while the answer streamed
+            why = "the connection broke mid-answer (the server stopped or restarted?); ask again"
         else:  # a reply that is not the JSON an OpenAI-compatible API sends
             why = "its reply is not valid OpenAI JSON; does OPENAI_BASE_URL end in /v1?"
         return LLMError(f"the endpoint {self.name} failed: {why} ({type(err).__name__})")
@@ -242,14 +247,15 @@ class OpenAICompatibleLLM:
         return self._chat(messages, max_tokens, response_format={"type": "json_object"})
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
-        """Yield the answer piece by piece from the endpoint."""
+        """Yield the answer piece by piece from the endpoint (httpx's own errors come through a started stream)."""
+        import httpx
         from openai import OpenAIError
 
         try:
             for chunk in self._create(messages, max_tokens, stream=True):
                 if chunk.choices and chunk.choices[0].delta.content:
                     yield chunk.choices[0].delta.content
-        except (OpenAIError, ValueError) as err:  # the connection broke, or a piece is not JSON
+        except (OpenAIError, ValueError, httpx.HTTPError) as err:  # the connection broke, or a piece is not JSON
             raise self._error(err) from None
 
     def close(self) -> None:

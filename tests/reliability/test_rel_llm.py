@@ -58,12 +58,30 @@ class FakeEndpoint:
                 endpoint.requests.append((time.perf_counter(), dict(self.headers)))
                 if endpoint.mode == "slow":
                     time.sleep(2)
+                if endpoint.mode == "broken stream":
+                    self.break_a_stream()
+                    return
                 status, body = REPLIES[endpoint.mode]
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            def break_a_stream(self) -> None:
+                """Two pieces of a streamed answer, then the connection closes mid-body (a killed server)."""
+                self.protocol_version = "HTTP/1.1"  # chunked: the client can tell a body cut short
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for word in ("The fee", " is"):
+                    delta = {"choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]}
+                    event = f"data: {json.dumps({'id': 'x', 'object': 'chat.completion.chunk', **delta})}\n\n"
+                    self.wfile.write(f"{len(event.encode()):x}\r\n{event}\r\n".encode())
+                self.wfile.write(b"40\r\ndata: {")  # a chunk promised, never finished
+                self.wfile.flush()
+                self.close_connection = True
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -132,6 +150,19 @@ def test_endpoint_down_is_retried_with_backoff_then_reported(rel_settings: Setti
     seconds = time.perf_counter() - start
     assert 0.7 < seconds < 5  # two backoff pauses (about 0.5 s and 1 s), then the message
     record("LLM: endpoint down", f"LLMError after 3 tries in {seconds:.1f} s: start the server or fix OPENAI_BASE_URL")
+
+
+def test_a_stream_cut_mid_answer_is_a_clear_llm_error(
+    endpoint: FakeEndpoint, rel_settings: Settings, record: Record
+) -> None:
+    endpoint.mode = "broken stream"
+    llm = OpenAICompatibleLLM(openai_settings(rel_settings, endpoint.url))
+    pieces: list[str] = []
+    with pytest.raises(LLMError, match=r"the connection broke mid-answer .*; ask again") as caught:
+        pieces.extend(llm.stream(MESSAGES, 16))
+    llm.close()
+    assert_no_secret(str(caught.value))
+    record("LLM: the stream cut mid-answer (the server killed)", f"LLMError “{caught.value}”")
 
 
 def test_malformed_structured_output_is_retried_once_then_reported(
