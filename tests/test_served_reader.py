@@ -9,7 +9,11 @@ What it leaves out: load (bench/serve_load.py) and servers other than llama.cpp'
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +27,7 @@ from helpers.corpus import DOCS_DIR
 from helpers.generation import Answer, TokenBudget
 from helpers.generation.answer import SHORT_MAX_TOKENS, clean_output, is_refusal
 from helpers.llm import LLM, DiskCache, LLMError, make_llm
-from helpers.llm.server import LlamaServer
+from helpers.llm.server import LlamaServer, free_port
 from helpers.pipeline import RAGPipeline
 
 
@@ -78,6 +82,55 @@ def test_the_server_command_keeps_streamed_answers_whole() -> None:
     command = server_command(settings, "0.0.0.0", 8000, threads=4, api_key="class-key")
     assert command[command.index("--interrupt_requests") + 1] == "False"  # a queued request must not cut a stream
     assert command[command.index("--n_threads") + 1] == "4" and command[-2:] == ["--api_key", "class-key"]
+
+
+WITHOUT_LLAMA_CPP = """
+import sys
+sys.modules["llama_cpp"] = None  # as after a set-up for a remote reader: llama-cpp-python not installed
+import helpers.__main__, helpers.app, helpers.evaluation.ragas_eval, helpers.pipeline
+from helpers.config import get_settings
+from helpers.llm import make_llm
+from helpers.models import ModelNotAvailable
+make_llm(get_settings().replace(llm_backend="openai", openai_base_url="http://127.0.0.1:9/v1"), cache=False)
+try:
+    make_llm(get_settings().replace(llm_backend="local"), cache=False)
+except ModelNotAvailable as error:
+    print(error)
+"""
+
+
+def test_the_kit_runs_without_llama_cpp_when_the_reader_is_remote() -> None:
+    done = subprocess.run([sys.executable, "-c", WITHOUT_LLAMA_CPP], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "the local reader (llama-cpp-python) is not installed" in done.stdout
+
+
+def test_the_serve_command_prints_what_students_set_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    port = free_port()
+    command = [sys.executable, "-m", "helpers", "serve", "--port", str(port), "--model", "smollm2-135m",
+               "--threads", "1", "--api-key", "class-key"]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")} | {"KIT_CACHE_DIR": str(tmp_path)}
+    serve = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    lines = []
+    try:
+        for line in iter(serve.stdout.readline, ""):  # type: ignore[union-attr]
+            lines.append(line.strip())
+            if line.startswith("stop it with"):
+                break
+        assert f"export OPENAI_BASE_URL=http://127.0.0.1:{port}/v1" in lines, lines
+        assert "export OPENAI_MODEL=smollm2-135m" in lines and "export OPENAI_API_KEY=class-key" in lines
+        llm = make_llm(
+            get_settings().replace(
+                llm_backend="openai", openai_base_url=f"http://127.0.0.1:{port}/v1", openai_api_key="class-key",
+                openai_model="smollm2-135m",
+            ),
+            cache=False,
+        )  # fmt: skip
+        assert llm.chat([{"role": "user", "content": "Say hello."}], 4).text
+        llm.close()
+    finally:
+        serve.send_signal(signal.SIGINT)  # Ctrl-C: the command stops its server and exits 0
+        assert serve.wait(timeout=30) == 0
 
 
 def in_process(served: Served, answer: Answer, mode: str = "sentence") -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from helpers.config import Settings
-from helpers.models import llm_gguf_path
+from helpers.models import ModelNotAvailable, llm_gguf_path
 
 MAX_ANCHORS = 16  # KV states kept in memory (a few MB each)
 
@@ -58,7 +58,13 @@ class LocalLLM:
     """A GGUF model run in-process by llama-cpp-python (deterministic at temperature 0)."""
 
     def __init__(self, settings: Settings) -> None:
-        from llama_cpp import Llama
+        try:
+            from llama_cpp import Llama
+        except ImportError:  # set up for a remote reader (OPENAI_BASE_URL): nothing compiled
+            raise ModelNotAvailable(
+                "the local reader (llama-cpp-python) is not installed: set-up skips it when OPENAI_BASE_URL is set. "
+                "Use the endpoint, or unset OPENAI_BASE_URL and run bash scripts/setup.sh again (it compiles)"
+            ) from None
 
         self.settings = settings
         path = llm_gguf_path(self.settings)
