@@ -295,7 +295,8 @@ def main() -> None:
     from helpers.llm.server import LlamaServer, usable_cores
     from helpers.pipeline import RAGPipeline
 
-    record = Record("serve_load" + ("_smoke" if args.smoke else ""), args.out, smoke=args.smoke)
+    name = "serve_load" + ("_non_streamed" if args.non_streamed else "") + ("_smoke" if args.smoke else "")
+    record = Record(name, args.out, smoke=args.smoke)
     local = get_settings().replace(llm_backend="local", llm_model=args.model, llm_gguf="", shipped_answers=False)
     local = local.replace(llm_max_answer_tokens=32) if args.smoke else local  # smoke: checks the script only
     start = time.perf_counter()

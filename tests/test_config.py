@@ -194,7 +194,8 @@ def test_environment_yml_mirrors_the_pinned_dependencies() -> None:
 
     from helpers.config import REPO_ROOT
 
-    pins = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    pins = project["dependencies"] + project["optional-dependencies"]["local"]  # conda: the local reader too
     conda = (REPO_ROOT / "environment.yml").read_text()
     missing = [pin for pin in pins if f'"{pin}"' not in conda]
     assert not missing, f"environment.yml lacks these pins of pyproject.toml: {missing}"
