@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -76,12 +77,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 def test_the_server_command_keeps_streamed_answers_whole() -> None:
-    from helpers.llm.server import server_command
+    from helpers.llm.server import address_for_students, server_command
 
     settings = get_settings().replace(llm_backend="local", llm_model="smollm2-135m", llm_gguf="")
     command = server_command(settings, "0.0.0.0", 8000, threads=4, api_key="class-key")
     assert command[command.index("--interrupt_requests") + 1] == "False"  # a queued request must not cut a stream
     assert command[command.index("--n_threads") + 1] == "4" and command[-2:] == ["--api_key", "class-key"]
+    assert address_for_students("0.0.0.0", 8000) == f"http://{socket.gethostname()}:8000/v1"  # others' address
+    assert address_for_students("10.0.0.5", 8000) == "http://10.0.0.5:8000/v1"
 
 
 WITHOUT_LLAMA_CPP = """

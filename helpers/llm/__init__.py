@@ -7,7 +7,8 @@ the LLM reranker, generation, test sets, judges) takes it from here.
 `client.py` (the `LLM` interface, `LocalLLM`, `OpenAICompatibleLLM`), `cache.py` (the one cache of outputs:
 `DiskCache` in SQLite by prompt hash; `CachedLLM` for whole answers, `CachedCompleter` for short outputs with the
 model built only on the first miss), `shipped.py` (the answers shipped with the course, checked live on a
-seeded sample). What it leaves out: prompts and answers (`helpers.generation`).
+seeded sample), `server.py` (the kit's GGUF behind llama.cpp's OpenAI-compatible server: the local RAGAS judge,
+and `python -m helpers serve` for a class). What it leaves out: prompts and answers (`helpers.generation`).
 """
 
 from __future__ import annotations
