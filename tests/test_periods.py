@@ -125,5 +125,16 @@ def test_the_setting_puts_it_behind_the_base_retriever() -> None:
 
     store = versioned_store(QdrantClient(":memory:"))
     settings = RetrievalSettings(retriever="dense", period_aware=True, query_expansion=False, near_duplicate=0.0)
-    assert repr(make_retriever(None, store, OneVector(), settings)) == "PeriodAware(Dense)"  # type: ignore[arg-type]
-    assert repr(make_retriever(None, store, OneVector(), RetrievalSettings(retriever="dense"))).count("Period") == 0  # type: ignore[arg-type]
+    embedder = OneVector()
+    assert repr(make_retriever(None, store, embedder, settings)) == "PeriodAware(Dense)"  # type: ignore[arg-type]
+    plain = make_retriever(None, store, embedder, RetrievalSettings(retriever="dense"))  # type: ignore[arg-type]
+    assert "PeriodAware" not in repr(plain)
+
+
+def test_the_committed_results_give_the_notebooks_table() -> None:
+    from helpers.config import REPO_ROOT
+    from helpers.evaluation.two_corpora import period_table
+
+    table = period_table(REPO_ROOT / "bench" / "results", split="test")
+    assert {"defaults", "period aware"} <= set(table.columns)
+    assert ("versioned", "names a year") in table.index and ("course", "all") in table.index
