@@ -19,8 +19,7 @@ from helpers.chunking import chunk_documents
 from helpers.chunking.periods import PERIOD_KEY, asked_period, term_year, version_family, year_of_path, year_of_text
 from helpers.corpus.pinned import VERSIONED
 from helpers.retrieval import DenseRetriever, PeriodAware, make_retriever, matches, older_versions
-from helpers.store import KitStore, filters_from, open_edge_folder
-from helpers.store.payload_filters import Not
+from helpers.store import KitStore, Not, filters_from, open_edge_folder
 
 
 def test_a_term_belongs_to_the_academic_year_that_holds_it() -> None:

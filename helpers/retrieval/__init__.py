@@ -85,8 +85,8 @@ def make_retriever(
     the retrieval section (`Settings.retrieval`).
 
     params: alpha, rrf_k, pool (hybrid candidates per side), expand, dedupe, fetch_multiplier, threshold, window,
-    period_aware,
-    and the sides to reuse: bm25 (an already fitted `BM25Retriever`, to skip the refit) and dense (e.g. `Memoized`).
+    period_aware, and the sides to reuse: bm25 (an already fitted `BM25Retriever`, to skip the refit) and dense
+    (e.g. `Memoized`).
     """
     name = name or settings.retriever
     if name not in BUILDERS:

@@ -17,8 +17,7 @@ import re
 from collections.abc import Mapping
 
 from helpers.retrieval.base import Filters
-from helpers.store import FILTER_FIELDS
-from helpers.store.payload_filters import Not
+from helpers.store import FILTER_FIELDS, Not
 
 
 def _values(wanted: object) -> list[object]:

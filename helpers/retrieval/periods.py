@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from helpers.chunking.periods import PERIOD_KEY, asked_period, version_family, year_of_path
 from helpers.config import RetrievalSettings
 from helpers.retrieval.base import Filters, Retriever
-from helpers.store import KitStore
-from helpers.store.payload_filters import Not
+from helpers.store import KitStore, Not
 from helpers.types import Hit
 
 
