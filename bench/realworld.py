@@ -9,9 +9,14 @@
     .venv/bin/python -m bench.realworld rules                # refusal rules scored on the reader's dev answers
     .venv/bin/python -m bench.realworld misses               # where each missed answer stopped, dev and test (no LLM)
     .venv/bin/python -m bench.realworld paired --baseline F:SETUP --system F:SETUP --name N  # two runs' answers, paired
+    .venv/bin/python -m bench.realworld versioned            # time-aware retrieval off / on, every split (no LLM)
 
 `paired` is for a change no setting switches (a parser's): the answers of two runs of the same questions (files
 `bench/results/<F>_answers.csv`, set-up SETUP) side by side, with the paired bootstrap of F1, as one comparison.
+
+`versioned` writes `bench/results/versioned_retrieval.{json,csv}` (one row per corpus, split, set-up and kind of
+question: all, names a year, names none; `hits changed`: questions whose top k differs from the defaults') and
+`versioned_retrieval_questions.csv` (one row per question).
 
 `--cold-llm-cache`: no answer from the user cache (it may hold outputs of older code); the shipped answers still serve.
 
@@ -53,6 +58,7 @@ from helpers.evaluation.two_corpora import (
     refusal_rules,
     side_by_side,
     tuning_settings,
+    versioned_corpus,
 )
 from helpers.metrics.answer_relevance import contains_answer
 from helpers.metrics.answers import answer_support
@@ -118,8 +124,9 @@ RULES_ANSWERS, RULES_BASE, RULES_FORCED = "reader_dev", "defaults (k 4)", "16 hi
 
 
 def corpora(split: str, base: Settings, names: tuple[str, ...] = CORPORA) -> list[Corpus]:
-    """The course corpus and, when rebuilt, the real one (or only those named)."""
-    found = [course_corpus(split, base) if "course" in names else None]
+    """The course corpus and, when rebuilt, the real one (or only those named; "versioned": the versioned set)."""
+    found = [versioned_corpus(split, base) if "versioned" in names else None]
+    found.append(course_corpus(split, base) if "course" in names else None)
     found.append(realworld_corpus(split, base) if "real" in names else None)
     return [corpus for corpus in found if corpus is not None]
 
@@ -370,6 +377,44 @@ def misses_stage(
     return anatomy_table(rows, by=("set-up", "corpus", "split")).reset_index(), rows
 
 
+PERIOD_SETUPS: dict[str, dict[str, Any]] = {"defaults": {}, "period aware": dict(period_aware=True)}
+
+
+def versioned_stage(
+    base: Settings, names: tuple[str, ...] = ("versioned", *CORPORA)
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Time-aware retrieval off and on, on both splits of the versioned set and of the other corpora (when rebuilt):
+    per question whether the answer and its evidence document reach the reader's context, and the shares per
+    corpus, split, set-up and kind of question (all; names a year; names none or "this fall"). No LLM."""
+    questions = []
+    for split in ("dev", "test"):
+        for corpus in corpora(split, base, names):
+            for name, changes in PERIOD_SETUPS.items():
+                pipeline = indexed(corpus, tuning_settings(corpus, base, **changes))
+                ranked = [pipeline.search(q.question) for q in corpus.answerable]
+                in_context, recalled, _ = what_the_reader_gets(pipeline, pipeline.settings, corpus, ranked)
+                for question, answer, document, hits in zip(
+                    corpus.answerable, in_context, recalled, ranked, strict=True
+                ):
+                    questions.append({
+                        "corpus": corpus.name, "split": split, "set-up": name, "id": question.id,
+                        "names_year": question.extra.get("names_year", ""),
+                        "university": question.extra.get("university", ""), "answer in context": answer,
+                        "evidence doc in context": document, "hits": " ".join(h.node_id[:8] for h in hits),
+                    })  # fmt: skip
+            close_all()
+    rows = pd.DataFrame(questions)
+    rows["kind"] = rows.names_year.map(lambda kind: "names a year" if kind == "explicit" else "names none")
+    question = ["corpus", "split", "id"]
+    before = rows[rows["set-up"] == "defaults"].set_index(question).hits
+    rows["hits changed"] = rows.hits.to_numpy() != before.reindex(pd.MultiIndex.from_frame(rows[question])).to_numpy()
+    kinds = pd.concat([rows.assign(kind="all"), rows[rows.corpus == "versioned"]])
+    groups = kinds.groupby(["corpus", "split", "set-up", "kind"], sort=False)
+    table = groups[["answer in context", "evidence doc in context"]].mean()
+    table = table.assign(questions=groups.size(), **{"hits changed": groups["hits changed"].sum()})
+    return table.reset_index(), rows
+
+
 def sample(questions: Sequence[Question], limit: int | None, seed: int = 0) -> list[Question]:
     """A seeded random `limit` of the questions (all when None), in their file order: the same on every run."""
     if not limit or limit >= len(questions):
@@ -419,10 +464,10 @@ def _flat_columns(frame: pd.DataFrame) -> pd.DataFrame:
 def main(argv: list[str] | None = None) -> int:
     """Run one stage, print its table, write its results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    stages = ("retrieval", "context", "fusion", "answers", "final", "budget", "rules", "misses", "paired")
+    stages = ("retrieval", "context", "fusion", "answers", "final", "budget", "rules", "misses", "paired", "versioned")
     parser.add_argument("stage", choices=stages)
     parser.add_argument("--limit", type=int, default=None, help="questions per corpus (answers, final)")
-    parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real")
+    parser.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated: course, real, versioned")
     parser.add_argument("--chunkings", default="", help="comma-separated names of CHUNKINGS (retrieval; default all)")
     parser.add_argument("--retrievals", default="", help="comma-separated names of RETRIEVALS (default all)")
     parser.add_argument("--split", choices=("dev", "test"), default="dev", help="retrieval: the split to sweep")
@@ -459,6 +504,13 @@ def main(argv: list[str] | None = None) -> int:
         write(record, frame, {"baseline": args.baseline, "system": args.system})
         answers.to_csv(RESULTS_DIR / f"{record.name}_answers.csv", index=False)
         print(frame.to_string())
+        return 0
+    if args.stage == "versioned":  # no model call: time-aware retrieval off / on, both splits
+        record = Record(args.name or "versioned_retrieval", RESULTS_DIR)
+        frame, questions = versioned_stage(base, ("versioned", *names))
+        write(record, frame, {"setups": PERIOD_SETUPS})
+        questions.to_csv(RESULTS_DIR / f"{record.name}_questions.csv", index=False)
+        print(frame.round(3).to_string())
         return 0
     if args.stage == "misses":  # no model call: each answerable question's stage, dev and test
         frame, questions = misses_stage(base, names, json.loads(args.setups) if args.setups else None)

@@ -226,6 +226,9 @@ class RetrievalSettings:
     context_window: int = 0  # chunks added on each side of a hit for the reader (small-to-big); 0 = the hit alone
     near_duplicate: float = 0.8  # drop a passage whose words are this share of a better one's, from the over-fetched
     # top_k × fetch_multiplier (0 = keep all): a page that repeats a paragraph no longer fills the top k with it
+    # the academic year a question names filters the search inside the store; a question that names none gets the
+    # newest version of each document first (helpers.retrieval.periods, notebook 06)
+    period_aware: bool = False
 
     def __post_init__(self) -> None:
         _check_positive(self, "top_k", "hybrid_pool")

@@ -1,7 +1,8 @@
 """Choosing defaults on two corpora: the course gold set and a set of real university documents.
 
 A default tuned on one corpus can lose on another, so every choice here is scored on both, side by side:
-- `Corpus` names a folder of documents and one split of its questions (`course_corpus`, `realworld_corpus`);
+- `Corpus` names a folder of documents and one split of its questions (`course_corpus`, `realworld_corpus`, and
+  `versioned_corpus`: one document in several academic years, for time-aware retrieval);
 - `indexed` builds (or reuses) the index of a corpus for one set of chunking settings, in a collection of its
   own under `data_dir/tuning` — embeddings come from the kit's cache, so a second run only checks;
 - `reader_passages` cuts a question's hits to what the reader would get (the token budget), as the prompt does;
@@ -61,6 +62,17 @@ def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Co
     if not realworld_available(settings):
         return None
     return Corpus("real", realworld_docs_dir(settings), tuple(load_realworld(split)))
+
+
+def versioned_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
+    """The versioned real-document set (one document in several academic years), or None when not rebuilt
+    (course_data/versioned/README.md)."""
+    from helpers.corpus.pinned import VERSIONED
+
+    settings = settings or get_settings()
+    if not VERSIONED.available(settings):
+        return None
+    return Corpus("versioned", VERSIONED.docs_dir(settings), tuple(VERSIONED.load(split)))
 
 
 def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any) -> Settings:
@@ -187,6 +199,18 @@ def sweep_results(stage: str, folder: Path, exact: bool = False) -> pd.DataFrame
     if not frames:
         raise FileNotFoundError(f"no results of `python -m bench.realworld {stage}` under {folder}")
     return pd.concat(frames, ignore_index=True)
+
+
+def period_table(folder: Path, split: str = "test") -> pd.DataFrame:
+    """Answer in the reader's context without and with time-aware retrieval (`retrieval.period_aware`), per corpus
+    and kind of question, on one split: the rows `python -m bench.realworld versioned` wrote into `folder`."""
+    import json
+
+    record = json.loads((Path(folder) / "versioned_retrieval.json").read_text(encoding="utf-8"))
+    rows = pd.DataFrame(record["rows"])
+    rows = rows[rows.split == split]
+    table = rows.pivot_table(index=["corpus", "kind"], columns="set-up", values="answer in context", sort=False)
+    return table.assign(questions=rows.groupby(["corpus", "kind"], sort=False).questions.first()).round(3)
 
 
 def sweep_table(rows: pd.DataFrame, metric: str, index: str | list[str], **where: Any) -> pd.DataFrame:

@@ -12,8 +12,9 @@ hybrid inside Qdrant, from the chunks' sparse vectors: `bm25_backend = "store"`;
 them, one warning line and bm25s in the kernel instead). Wrappers add a step in
 front or behind any of them: `Expanded` (synonym table, expansion.py) and `PostProcessed` (over-fetch,
 dedupe by source, threshold; postprocess.py) and `Windowed` (neighbouring chunks for the reader, small-to-big;
-window.py). Filters are plain dicts (metadata_match.py checks one
-chunk against them). `helpers.lab.retrieval` measures the retrievers on the gold questions (notebook 05).
+window.py) and `PeriodAware` (the academic year a question names as a filter inside the store, else the newest
+versions first; periods.py). Filters are plain dicts (metadata_match.py checks one chunk against them).
+`helpers.lab.retrieval` measures the retrievers on the gold questions (notebook 05).
 What it leaves out: reranking, multi-query and follow-up rewriting (notebook 06).
 """
 
@@ -30,6 +31,7 @@ from helpers.retrieval.dense import DenseRetriever
 from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
 from helpers.retrieval.hybrid import HybridRetriever, min_max, rrf_fusion, weighted_fusion
 from helpers.retrieval.metadata_match import matches
+from helpers.retrieval.periods import PeriodAware, newest_first, older_versions
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
 from helpers.retrieval.store_hybrid import StoreBM25Retriever, StoreHybridRetriever, store_keywords, store_problem
 from helpers.retrieval.window import Neighbours, StoreNeighbours, Windowed, drop_near_duplicates, widen
@@ -40,7 +42,8 @@ if TYPE_CHECKING:
     from helpers.embedding import Embedder
     from helpers.store import KitStore
 
-PARAMS = {"alpha", "rrf_k", "pool", "expand", "dedupe", "fetch_multiplier", "threshold", "bm25", "dense", "window"}
+PARAMS = {"alpha", "rrf_k", "pool", "expand", "dedupe", "fetch_multiplier", "threshold", "bm25", "dense", "window",
+          "period_aware"}  # fmt: skip
 
 # Every base retriever by name: (dense side, a function that fits or reuses BM25, the retrieval section, params)
 # -> Retriever.
@@ -82,7 +85,8 @@ def make_retriever(
     the retrieval section (`Settings.retrieval`).
 
     params: alpha, rrf_k, pool (hybrid candidates per side), expand, dedupe, fetch_multiplier, threshold, window,
-    and the sides to reuse: bm25 (an already fitted `BM25Retriever`, to skip the refit) and dense (e.g. `Memoized`).
+    period_aware, and the sides to reuse: bm25 (an already fitted `BM25Retriever`, to skip the refit) and dense
+    (e.g. `Memoized`).
     """
     name = name or settings.retriever
     if name not in BUILDERS:
@@ -107,6 +111,9 @@ def make_retriever(
     if retriever is None:
         dense = params.get("dense") or DenseRetriever(store, embedder)
         retriever = BUILDERS[name](dense, bm25, settings, params)
+    # 1b. the academic year the question names: a filter inside the store; none named: the newest versions first
+    if params.get("period_aware", settings.period_aware):
+        retriever = PeriodAware(retriever, store, params.get("fetch_multiplier", settings.fetch_multiplier))
     # 2. steps behind it: over-fetch, dedupe by source, threshold
     dedupe = params.get("dedupe", settings.dedupe_by_source)
     threshold = params.get("threshold", settings.similarity_threshold) or None
@@ -139,6 +146,7 @@ __all__ = [
     "HybridRetriever",
     "Memoized",
     "Neighbours",
+    "PeriodAware",
     "PostProcessed",
     "Retriever",
     "SavedBM25",
@@ -156,6 +164,8 @@ __all__ = [
     "make_retriever",
     "matches",
     "min_max",
+    "newest_first",
+    "older_versions",
     "rrf_fusion",
     "save_bm25_beside",
     "stemmed_tokenize",

@@ -7,7 +7,8 @@ chunk's metadata, which BM25 uses as a mask before ranking. Keyword fields (`sou
 `term`) match exactly, and a field holding a list (the terms a chunk names) matches when any of its values does;
 text fields (`sender`, `subject`) match when every word of the value is a word of the field, in any order and
 any case — as Qdrant does.
-What it leaves out: ranges (dates, pages), negation and OR across keys.
+`Not([...])` means none of these values (a chunk without the field passes), as Qdrant's `must_not` does.
+What it leaves out: ranges (dates, pages) and OR across keys.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from collections.abc import Mapping
 
 from helpers.retrieval.base import Filters
-from helpers.store import FILTER_FIELDS
+from helpers.store import FILTER_FIELDS, Not
 
 
 def _values(wanted: object) -> list[object]:
@@ -31,6 +32,8 @@ def _words(text: object) -> list[str]:
 
 def field_matches(key: str, actual: object, wanted: object) -> bool:
     """Whether one metadata value satisfies one key of a filter."""
+    if isinstance(wanted, Not):  # none of the values (a chunk without the field passes)
+        return actual is None or not field_matches(key, actual, list(wanted.values))
     if FILTER_FIELDS[key] == "text":  # every word of one wanted value appears among the field's words
         return actual is not None and any(
             _words(value) and set(_words(value)) <= set(_words(actual)) for value in _values(wanted)

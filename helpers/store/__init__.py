@@ -26,7 +26,7 @@ from helpers.store.client import (
 )
 from helpers.store.collection import WRITE_BATCH, KitStore
 from helpers.store.keywords import SPARSE_VECTOR, Keywords
-from helpers.store.payload_filters import FILTER_FIELDS, filters_from
+from helpers.store.payload_filters import FILTER_FIELDS, Not, filters_from
 from helpers.store.shared import FolderBusy, SharedLocal
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "FolderBusy",
     "Keywords",
     "KitStore",
+    "Not",
     "SharedLocal",
     "StoreError",
     "class_collection",

@@ -1,8 +1,9 @@
 """Metadata filters from a plain dict: `filters_from({"doc_type": "email", "sender": "whitcombe"})`.
 
-What it does: every key must hold (AND); a list value means "any of" (IN); keyword fields match exactly,
-text fields (`sender`, `subject`) match when every word of the value appears in the field, in any order
-and any case. A payload holding a list (`term`, `track`: what a chunk names, see `helpers.chunking.facets`)
+What it does: every key must hold (AND); a list value means "any of" (IN), `Not([...])` "none of" (a `must_not`,
+so a point without the field passes: `{"academic_year": Not(["2022-23"])}` keeps undated chunks); keyword fields
+match exactly, text fields (`sender`, `subject`) match when every word of the value appears in the field, in any
+order and any case. A payload holding a list (`term`, `track`: what a chunk names, see `helpers.chunking.facets`)
 matches when any of its values does. The result is LlamaIndex's `MetadataFilters`, which `KitStore.search`,
 LlamaIndex retrievers and `QdrantVectorStore` all accept (it becomes a qdrant `Filter`). On a server, the same
 fields get payload indexes, so filtering stays fast on large collections; embedded mode scans every point.
@@ -11,7 +12,8 @@ What it leaves out: ranges (dates, pages) and OR across keys — build `Metadata
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
 from qdrant_client import QdrantClient, models
@@ -22,10 +24,21 @@ FILTER_FIELDS = {
     "doc_type": "keyword",
     "track": "keyword",
     "term": "keyword",
+    "academic_year": "keyword",  # the academic year a chunk's document covers (helpers.chunking.periods)
     "sender": "text",
     "subject": "text",
 }
 SCHEMAS = {"keyword": models.PayloadSchemaType.KEYWORD, "text": models.PayloadSchemaType.TEXT}
+
+
+@dataclass(frozen=True)
+class Not:
+    """A filter value meaning "none of these values" (a chunk without the field passes)."""
+
+    values: tuple[str, ...]
+
+    def __init__(self, values: Iterable[object]) -> None:
+        object.__setattr__(self, "values", tuple(str(value) for value in values))
 
 
 def filterable(metadata: Mapping[str, object]) -> dict[str, object]:
@@ -34,7 +47,9 @@ def filterable(metadata: Mapping[str, object]) -> dict[str, object]:
 
 
 def _condition(key: str, value: object) -> MetadataFilter | MetadataFilters:
-    """One key's condition: exact, any-of (list), or all-words (text fields)."""
+    """One key's condition: exact, any-of (list), none-of (`Not`), or all-words (text fields)."""
+    if isinstance(value, Not):  # becomes a qdrant `must_not` of "any of these"
+        return MetadataFilters(filters=[_condition(key, list(value.values))], condition=FilterCondition.NOT)
     values = [str(v) for v in value] if isinstance(value, list | tuple | set) else None
     if FILTER_FIELDS[key] == "text":
         if values is None:

@@ -1,0 +1,78 @@
+"""Time-aware retrieval (self-query): the academic year a question asks about decides which versions are searched.
+
+`PeriodAware` wraps any retriever. It reads the question's period (`helpers.chunking.periods.asked_period`):
+- explicit ("in Winter 2024", "2023-24"): a metadata filter `{"academic_year": Not(other years)}` that runs inside
+  the store (a qdrant `must_not`, in local, edge and server mode alike; BM25 in the kernel applies the same rule), so
+  the top k all come from that year, and chunks whose document has no year still pass. A year the collection does
+  not hold filters nothing;
+- relative ("this fall") or none: the current year is meant, which for a frozen collection is its newest version of
+  each document (course_data/versioned/README.md): the inner retriever's top k × `fetch_multiplier`, with the hits of
+  older versions of a document (same `version_family`, an older year) moved behind the rest, then cut to k.
+The years and the versions are asked of the store once per version of its points.
+What it leaves out: the reader as a judge of the year, and questions about several years at once ("since 2022").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from helpers.chunking.periods import PERIOD_KEY, asked_period, version_family, year_of_path
+from helpers.config import RetrievalSettings
+from helpers.retrieval.base import Filters, Retriever
+from helpers.store import KitStore, Not
+from helpers.types import Hit
+
+
+def older_versions(sources: Sequence[str]) -> set[str]:
+    """The sources that are an older version of another source: same family, an earlier academic year in the path."""
+    newest: dict[str, str] = {}
+    for source in sources:
+        if year := year_of_path(source):
+            family = version_family(source)
+            newest[family] = max(newest.get(family, year), year)
+    return {s for s in sources if (year := year_of_path(s)) and year < newest[version_family(s)]}
+
+
+def newest_first(hits: Sequence[Hit], older: set[str]) -> list[Hit]:
+    """The hits with those of older versions moved behind the rest, each group in its order."""
+    return [hit for hit in hits if hit.source not in older] + [hit for hit in hits if hit.source in older]
+
+
+class PeriodAware:
+    """Any retriever, restricted to the academic year a question names, or leaning to the newest versions."""
+
+    def __init__(
+        self, retriever: Retriever, store: KitStore, fetch_multiplier: int = RetrievalSettings().fetch_multiplier
+    ) -> None:
+        self.retriever, self.store, self.fetch_multiplier = retriever, store, fetch_multiplier
+        self._known: tuple[str, list[str], set[str]] | None = None  # (points version, years, older sources)
+
+    def __repr__(self) -> str:
+        return f"PeriodAware({self.retriever!r})"
+
+    def known(self) -> tuple[list[str], set[str]]:
+        """The academic years the collection holds and its sources that are older versions (asked once per write)."""
+        version = self.store.points_version() or str(self.store.count())
+        if self._known is None or self._known[0] != version:
+            years = self.store.distinct_values(PERIOD_KEY)
+            self._known = (version, years, older_versions(self.store.distinct_values("source")))
+        return self._known[1], self._known[2]
+
+    def year_filter(self, question: str) -> Filters | None:
+        """The filter an explicit question gets ({"academic_year": Not(the other years)}), or None."""
+        years, _ = self.known()
+        asked = [year for year in asked_period(question).years if year in years]
+        if not asked:
+            return None
+        return {PERIOD_KEY: Not(year for year in years if year not in asked)}
+
+    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
+        """The top k of the asked year (filtered in the store), or of the newest versions first."""
+        if filters and PERIOD_KEY in filters:  # the caller chose the year
+            return self.retriever.retrieve(query, k, filters)
+        if (year := self.year_filter(query)) is not None:
+            return self.retriever.retrieve(query, k, {**(filters or {}), **year})
+        _, older = self.known()
+        if not older:
+            return self.retriever.retrieve(query, k, filters)
+        return newest_first(self.retriever.retrieve(query, k * self.fetch_multiplier, filters), older)[:k]
