@@ -217,14 +217,15 @@ def ask_row(work: Path, cache_dir: Path, question: str) -> dict[str, Any]:
             "error": out.stderr[-600:] if out.returncode else ""}  # fmt: skip
 
 
-def setup_row(work: Path) -> dict[str, Any]:
-    """`scripts/setup.sh` in a clean clone of HEAD with an empty HOME; total and per-phase seconds."""
+def setup_row(work: Path, environment: dict[str, str] | None = None) -> dict[str, Any]:
+    """`scripts/setup.sh` in a clean clone of HEAD with an empty HOME (and `environment`, e.g. a remote reader's
+    OPENAI_BASE_URL); total and per-phase seconds."""
     clone = work / "clone"
     subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True)
     home = work / "home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIT_", "PIP_", "VIRTUAL_ENV"))}
-    env.update(HOME=str(home), PATH=os.environ.get("PATH", ""))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIT_", "PIP_", "VIRTUAL_ENV", "OPENAI_"))}
+    env.update(HOME=str(home), PATH=os.environ.get("PATH", ""), **(environment or {}))
     phases: list[tuple[str, float]] = []
     start = time.perf_counter()
     with subprocess.Popen(["bash", "scripts/setup.sh"], cwd=clone, env=env, stdout=subprocess.PIPE,
