@@ -1,23 +1,12 @@
 """The notebooks as an nbgrader course: each cell marked for nbgrader from the kit's own conventions.
 
-nbgrader grades notebooks whose cells carry its metadata. The instructor notebooks stay free of it: it is derived
-here from what they already say, so an exercise is picked up as soon as it is written.
-- A code cell with a `### BEGIN SOLUTION` … `### END SOLUTION` block is a solution cell: the student edits it.
-- A Markdown cell with `<!-- BEGIN SOLUTION -->` … `<!-- END SOLUTION -->` is an answer graded by hand.
-- A code cell that calls a self-check (a `check_…` imported from `helpers.exercises`) is an autograded test cell:
-  its hidden tests assert each check again, so a "not yet" costs the cell its points.
-- A code cell with hidden tests of its own (`### BEGIN HIDDEN TESTS` … `### END HIDDEN TESTS`) is an autograded
-  test cell too, a point per block; nbgrader's generate_assignment removes the block from the student's copy.
-- Every other cell is locked, so the code that measures stays the kit's.
+A code cell with `### BEGIN SOLUTION` is a solution cell, a Markdown cell with `<!-- BEGIN SOLUTION -->` an answer
+graded by hand; a code cell that calls a `check_…` of `helpers.exercises` (or has `### BEGIN HIDDEN TESTS` blocks)
+is an autograded test cell whose hidden tests assert each check; every other cell is locked.
 
-    >>> write_course("course")                    # python -m helpers nbgrader-course course
-    >>> write_course("course", ["04", "05"], assignment="week4")
+    >>> write_course("course", ["04", "05"], assignment="week4")   # python -m helpers nbgrader-course course
 
-`write_course` writes `source/<assignment>/` (one assignment per notebook, or the chosen notebooks as one) and an
-`nbgrader_config.py` whose kernel is this Python; nbgrader's own commands do the rest (`generate_assignment`,
-`autograde`, `formgrade`, `generate_feedback`). A solution cell that also calls a check stays a solution cell.
-What it leaves out: the exchange and the student list (nbgrader's `collect`, `zip_collect`, `db student import`),
-and any change to the instructor notebooks themselves.
+What it leaves out: nbgrader's own commands (generate_assignment, autograde …), and the instructor notebooks.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """The class leaderboard: each student's capstone result as one row of `leaderboard.csv`, and the class's table.
 
-- `leaderboard_row(report, chosen, settings, name)`: the student's row: who, the chosen setting, the test EM and
-  F1 with the F1's 95% interval, the difference to the kit's default with its interval, which of their own
-  functions ran (`helpers.mechanisms.in_use()`), the profile and the reader;
-- `write_row(row, folder)`: `leaderboard.csv` in the folder (the notebook's): the latest run replaces the row;
-- `collect_leaderboard(folder)`: every `leaderboard.csv` under the folder as one table, best test F1 first, one
-  row per student (the latest). In nbgrader's tree (`submitted/<student>/<assignment>/`, or `autograded/…`) the
-  student is the folder's name, whatever the row says.
-The name is the one given, else `$KIT_STUDENT`, else `$JUPYTERHUB_USER`, else "anonymous".
+The name is the one given, else `$KIT_STUDENT`, else `$JUPYTERHUB_USER`, else "anonymous"; in nbgrader's tree
+(`submitted/<student>/…`) it is the folder's name.
 
     >>> write_row(leaderboard_row(report, chosen, settings))     # the capstone's last cell
     >>> collect_leaderboard("course/submitted")                  # python -m helpers leaderboard course/submitted

@@ -1,17 +1,12 @@
 """The rendered course: every notebook with its outputs as a static HTML page, and a course map linking them.
 
-`scripts/render.sh` executes the notebooks (`bench.notebooks --keep-outputs DIR`, the student profile) and then
-calls `build_site(DIR, "site")`, which writes `site/index.html` (each notebook 00–12 with what you build in it,
-then the appendix notebooks of `notebooks/appendix/`, marked as outside the class path) and one page per notebook
-(nbconvert's HTMLExporter, images inlined). A page says how its notebook ran (`metadata.kit_run`, written by
-bench.notebooks): a notebook that stopped keeps its page, with the outputs up to the failing cell and a banner
-naming the error; one with no executed copy is shown without outputs, saying so; one whose cells changed since its
-run says that too. Nothing is written into `notebooks/`.
+`scripts/render.sh` executes the notebooks, then `build_site(DIR, "site")` writes `site/index.html` and one page per
+notebook (nbconvert, images inlined). A page says how its notebook ran (`metadata.kit_run`): stopped, not executed,
+or changed since its run. Nothing is written into `notebooks/`.
 
     >>> build_site("build/executed", "site")   # or: python -m helpers course-site --executed build/executed
 
-What it leaves out: executing (bench.notebooks does it), the student version (these are the notebooks as
-committed, solutions included: `python -m helpers student-version` writes the copies a class fills in).
+What it leaves out: executing (bench.notebooks does it) and the student version (these are the notebooks as committed).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """The student version: every solution block replaced by a stub, every output cleared, nothing else touched.
 
-The instructor notebooks are the source of truth. A solution sits between `### BEGIN SOLUTION` and
-`### END SOLUTION` (nbgrader's markers), in a code cell, or in a Markdown cell between the same words inside
-HTML comments (`<!-- BEGIN SOLUTION -->` … `<!-- END SOLUTION -->`). In the student copy a code block becomes
-`# YOUR CODE HERE` + `raise NotImplementedError` (indented like the marker, so a solution can be the body of a
-function whose signature the student keeps) and a Markdown block becomes "*Your answer here.*"; text outside
-the markers stays as it is, and cells without markers stay byte-identical.
-Exercises with a computable answer check themselves with a `check_…` cell the stub leaves in place (the
-stage's module of `helpers/exercises/`; CI runs them on the instructor solutions). Hidden tests written into a
-cell (`### BEGIN HIDDEN TESTS` … `### END HIDDEN TESTS`, nbgrader's markers) are removed, as nbgrader removes them.
-`run_all_stop` names the cell where Run All stops in the student copy.
+A solution sits between `### BEGIN SOLUTION` and `### END SOLUTION` in a code cell (it becomes `STUB`, indented like
+the marker) or between the same words in HTML comments in a Markdown cell (it becomes `MARKDOWN_STUB`). Hidden tests
+(`### BEGIN HIDDEN TESTS` … `### END HIDDEN TESTS`) are removed, as nbgrader removes them.
 What it leaves out: grading (nbgrader's), and any check of the exercises whose answer is prose.
 """
 

@@ -1,19 +1,9 @@
 """The self-checks of notebooks 09 and 10, where the app is a lab bench: A/B, the two cosine floors, gold questions.
 
-Each check recomputes the answer from what the student's cell used, and says what is off without naming it:
-- `check_shared_passages(answer, a_hits, b_hits)`: how many passages an A/B found on both sides (it recognises
-  the count of every passage either side found, and one side's own count);
-- `check_separating_floor(floor, answerable_hits, unanswerable_hits)`: a "drop passages below cosine" value
-  that keeps the answerable question's best passage and drops every passage of the unanswerable one;
-- `check_smallest_k(answer, question, hits_at)`: the smallest k at which a reference answer reaches the
-  retrieved passages (`hits_at(k)` retrieves them), as the gold mode reports it;
-- `check_answer_in_top_k(answer, questions, hits_at)`: for each k, on how many questions a retrieved passage
-  holds a reference answer (notebook 10's answer-in-top-k, as counts);
-- `check_f1_split(better, worse, rows)`: which questions' F1 the hybrid retriever raises or lowers against dense;
-- `check_reingest_counts(answer, original, copy, chunking)`: the (written, unchanged) counts of ingesting a copy of
-  a folder with files added: chunks of files new to the copy are written, every chunk of an unchanged file is not.
-What it leaves out: the prose questions (why a retriever likes a course code, what a template change did);
-the instructor version carries their rubric.
+Each check recomputes the answer from what the student's cell used (shared passages of an A/B, a separating cosine
+floor, the smallest k that reaches an answer, answer-in-top-k counts, the F1 split of hybrid against dense, the
+counts of re-ingesting a folder) and says what is off without naming it.
+What it leaves out: the prose questions; the instructor version carries their rubric.
 """
 
 from __future__ import annotations
@@ -33,6 +23,8 @@ from helpers.exercises.base import (
     as_whole_number,
     not_yet,
     require,
+    require_answer,
+    right,
     self_check,
     verdict,
 )
@@ -60,7 +52,7 @@ def check_shared_passages(answer: object, a_hits: Sequence[Hit], b_hits: Sequenc
     a_ids, b_ids = {h.node_id for h in a_hits}, {h.node_id for h in b_hits}
     shared = len(a_ids & b_ids)
     if count == shared:
-        return verdict(True, f"A and B share {shared} of their passages; the rest is what the knob changed.", "")
+        return right(f"A and B share {shared} of their passages; the rest is what the knob changed.")
     if count == len(a_ids | b_ids) and count != shared:
         return not_yet("that counts every passage either side found: count only the rows marked 'in both'")
     if count in (len(a_ids), len(b_ids)):
@@ -71,8 +63,7 @@ def check_shared_passages(answer: object, a_hits: Sequence[Hit], b_hits: Sequenc
 @self_check
 def check_separating_floor(floor: object, answerable_hits: Sequence[Hit], unanswerable_hits: Sequence[Hit]) -> bool:
     """Right when the floor keeps the answerable question's best passage and drops every unanswerable one."""
-    if floor is None:
-        return not_yet(STUB_HINT)
+    require_answer(floor)
     if isinstance(floor, bool) or not isinstance(floor, (int, float)) or math.isnan(floor):
         return not_yet(f"the floor should be a cosine similarity, a number between 0 and 1, got {floor!r}")
     keep, drop = best_cosine(answerable_hits), best_cosine(unanswerable_hits)
@@ -81,7 +72,7 @@ def check_separating_floor(floor: object, answerable_hits: Sequence[Hit], unansw
     if floor > keep or floor <= drop:
         return not_yet("this floor does not keep the answerable question's best passage and drop every passage of "
                        "the unanswerable one both: read the best cosine of each and choose between them")  # fmt: skip
-    return verdict(True, "the answerable question keeps its best passage, the unanswerable one gets none.", "")
+    return right("the answerable question keeps its best passage, the unanswerable one gets none.")
 
 
 def smallest_reaching_k(question: Question, hits_at: HitsAt, max_k: int = MAX_K) -> int | None:
@@ -100,7 +91,7 @@ def check_smallest_k(answer: object, question: Question, hits_at: HitsAt) -> boo
     if expected is None:
         return not_yet(f"no k up to {MAX_K} brings the reference answer in: choose another gold question")
     if k == expected:
-        return verdict(True, f"at k = {k} the evidence reaches the reader, and not below.", "")
+        return right(f"at k = {k} the evidence reaches the reader, and not below.")
     return not_yet(f"k = {k} is not the smallest k whose passages hold a reference answer: read the passages at "
                    "each k from 1 up")  # fmt: skip
 
@@ -127,8 +118,8 @@ def check_answer_in_top_k(
         if count != expected:
             return not_yet(f"k = {k}: not the count; a question counts once when any of its top-k passages holds "
                            "one of its answers")  # fmt: skip
-    return verdict(True, f"answer-in-top-k for k = {', '.join(str(k) for k in sorted(answer))} over "
-                   f"{len(questions)} questions.", "")  # fmt: skip
+    return right(f"answer-in-top-k for k = {', '.join(str(k) for k in sorted(answer))} over "
+                 f"{len(questions)} questions.")  # fmt: skip
 
 
 def f1_split(rows: pd.DataFrame, better_config: str = "hybrid", base: str = "dense") -> tuple[set[str], set[str]]:
@@ -154,7 +145,7 @@ def check_f1_split(better: object, worse: object, rows: pd.DataFrame) -> bool:
         return not_yet("give two lists of question ids (the `id` column of result.rows)")
     up, down = f1_split(rows)
     if (got_better, got_worse) == (up, down):
-        return verdict(True, f"hybrid raises F1 on {len(up)} questions and lowers it on {len(down)}; the rest tie.", "")
+        return right(f"hybrid raises F1 on {len(up)} questions and lowers it on {len(down)}; the rest tie.")
     if (got_better, got_worse) == (down, up):
         return not_yet("the two lists are swapped: `better` holds the ids where hybrid's F1 is the higher")
     if got_better >= up and got_worse >= down:
@@ -182,8 +173,7 @@ def reingest_counts(original: Path, copy: Path, chunking: Any) -> tuple[int, int
 @self_check
 def check_reingest_counts(answer: object, original: Path, copy: Path, chunking: Any) -> bool:
     """Right when `answer` is the (written, unchanged) pair the ingestion of `copy` reports."""
-    if answer is None:
-        return not_yet(STUB_HINT)
+    require_answer(answer)
     if not isinstance(answer, tuple | list) or len(answer) != 2 or any(as_count(n) is None for n in answer):
         return not_yet("the answer is a pair of whole numbers: (chunks written, chunks unchanged)")
     written, unchanged = (as_count(n) for n in answer)

@@ -1,12 +1,9 @@
 """What every stage's exercise checks share: the verdict a student reads, and CI's strict mode.
 
-A `check_…` function (one module of `helpers/exercises/` per stage) computes the expected answer
-itself from the inputs the student used, compares, and prints "✓ Right: …" or "✗ Not yet: <what is off, a
-hint>" without the expected value, then returns True or False. A stub answer (None, the wrong type, a function
-that still raises NotImplementedError) is a "not yet" too, never a traceback: a check ends early with
-`require(problem)` or a validator (`as_whole_number`, `as_choice`), whose `NotYet` `self_check` turns into the
-verdict. With `KIT_STRICT_CHECKS=1` (set for every pytest run of the notebooks by notebooks/conftest.py) a "not
-yet" raises `CheckFailed`, so an instructor solution that no longer passes its own check fails the build.
+A `check_…` computes the expected answer itself, prints "✓ Right: …" or "✗ Not yet: <a hint>" (never the expected
+value) and returns True or False. A stub answer is a "not yet", never a traceback: `require`, `require_answer` and
+the `as_…` validators raise `NotYet`, which `self_check` turns into the verdict. With `KIT_STRICT_CHECKS=1` (every
+pytest run of the notebooks) a "not yet" raises `CheckFailed`, so a solution that fails its own check fails CI.
 What it leaves out: grading and points (nbgrader's), and hidden tests.
 """
 
@@ -43,25 +40,34 @@ def require(problem: str | None) -> None:
         raise NotYet(problem)
 
 
+def require_answer(answer: object) -> None:
+    """End the check with the stub hint when `answer` is still None."""
+    if answer is None:
+        raise NotYet(STUB_HINT)
+
+
 def strict() -> bool:
     """Whether a failed check raises (KIT_STRICT_CHECKS set to anything but empty, 0, false or no)."""
     return os.environ.get(STRICT_ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 
-def verdict(ok: bool, right: str, wrong: str) -> bool:
-    """Print "✓ Right: right" or "✗ Not yet: wrong" and return `ok`; in strict mode a "not yet" raises."""
-    if ok:
-        print(f"✓ Right: {right}")
-        return True
+def right(message: str) -> bool:
+    """Print "✓ Right: message" and return True."""
+    print(f"✓ Right: {message}")
+    return True
+
+
+def not_yet(wrong: str) -> bool:
+    """Print "✗ Not yet: wrong" and return False; in strict mode it raises instead."""
     print(f"✗ Not yet: {wrong}")
     if strict():
         raise CheckFailed(f"✗ Not yet: {wrong}")
     return False
 
 
-def not_yet(wrong: str) -> bool:
-    """A "not yet" verdict (False; raises in strict mode)."""
-    return verdict(False, "", wrong)
+def verdict(ok: bool, message: str, wrong: str) -> bool:
+    """`right(message)` when `ok`, else `not_yet(wrong)`."""
+    return right(message) if ok else not_yet(wrong)
 
 
 def self_check(check: F) -> F:
@@ -86,10 +92,8 @@ def self_check(check: F) -> F:
 
 
 def keeps(slot: str) -> Callable[[F], F]:
-    """A check of a `slot` function that keeps the function in the student's my_rag.py when it passes.
-
-    Only a function written in the notebook (or a script) is kept: the kit's own, or a test's, never is.
-    """
+    """A check of a `slot` function that, when it passes, keeps the function in the student's my_rag.py (only one
+    written in the notebook or a script: never the kit's own, or a test's)."""
 
     def decorate(check: F) -> F:
         @functools.wraps(check)
@@ -131,11 +135,8 @@ def answer_problem(
 
 
 def as_choice(answer: object, choices: Sequence[int], one: str, unmeasured: str) -> int:
-    """`answer` as a whole number when it is one of the measured `choices`; else the check ends with a "not yet".
-
-    Not yet: still None; no whole number ("`one`, got a …"); a number the table does not have (`unmeasured`, its
-    "{choices}" filled in with the choices).
-    """
+    """`answer` as one of the measured `choices`; else "not yet": `one` when it is no whole number, `unmeasured`
+    (its "{choices}" filled in) when it is not a choice."""
     choice = as_whole_number(answer, f"{one}, got a {type(answer).__name__}")
     if choice not in choices:
         raise NotYet(unmeasured.format(choices=", ".join(map(str, choices))))
@@ -143,10 +144,8 @@ def as_choice(answer: object, choices: Sequence[int], one: str, unmeasured: str)
 
 
 def as_whole_number(answer: object, wrong: str) -> int:
-    """`answer` as a whole number; else the check ends with a "not yet": the stub hint when it is still None,
-    `wrong` when it is no whole number."""
-    if answer is None:
-        raise NotYet(STUB_HINT)
+    """`answer` as a whole number; else "not yet": the stub hint when it is still None, `wrong` otherwise."""
+    require_answer(answer)
     count = as_count(answer)
     if count is None:
         raise NotYet(wrong)
@@ -157,10 +156,8 @@ MEASURED_TOLERANCE = 0.0015  # tables round a mean to 3 decimals
 
 
 def measured_problem(value: object, measured: float, what: str) -> str | None:
-    """Why `value` is not `measured`, the number behind a choice (None when it is, to 3 decimals).
-
-    A choice among a few can be guessed; the measured number behind it cannot, so a choice check asks for both.
-    """
+    """Why `value` is not `measured`, the number behind a choice (None when it is, to 3 decimals): a choice among
+    a few can be guessed, the number behind it cannot."""
     if value is None:
         return f"give {what} too: the number behind the choice, read from your table"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -195,12 +192,17 @@ def call_student(function: Callable[..., Any], *args: Any) -> tuple[Any, str | N
         return None, f"your function raised {type(error).__name__}: {error}"
 
 
-def call_for_pairs(function: Callable[..., Any], *args: Any, wanted: str, on: str = "") -> list[tuple[int, float]]:
-    """The (row, score) pairs `function(*args)` returns; else the check ends with a "not yet" saying what is off.
+def result_of(function: Callable[..., Any], *args: Any, before: str = "", after: str = "") -> Any:
+    """`function(*args)`; when it raises, the check ends with "not yet": why, between `before` and `after`."""
+    got, error = call_student(function, *args)
+    if error:
+        raise NotYet(f"{before}{error}{after}")
+    return got
 
-    Off: it raised (`call_student`'s words, after "on `on`: " when a case is named, except for a stub's
-    NotImplementedError), or it gave no list of pairs (`wanted`, its "{}" filled in with the type it gave).
-    """
+
+def call_for_pairs(function: Callable[..., Any], *args: Any, wanted: str, on: str = "") -> list[tuple[int, float]]:
+    """The (row, score) pairs `function(*args)` returns; else "not yet": its error (after "on `on`: " unless it is
+    a stub), or `wanted` with "{}" filled in with the type it gave."""
     got, error = call_student(function, *args)
     if error:
         raise NotYet(error if not on or "NotImplementedError" in error else f"on {on}: {error}")
@@ -212,8 +214,7 @@ def call_for_pairs(function: Callable[..., Any], *args: Any, wanted: str, on: st
 
 def call_for_number(function: Callable[..., Any], *args: Any, what: str = "one number") -> float:
     """The float result of `function(*args)`; the check ends with a "not yet" when it raised or gave no number."""
-    got, error = call_student(function, *args)
-    require(error)
+    got = result_of(function, *args)
     if not isinstance(got, numbers.Real) and not (getattr(got, "shape", None) == () and hasattr(got, "item")):
         raise NotYet(f"return {what}, got {type(got).__name__}")
     return float(got)
@@ -221,19 +222,16 @@ def call_for_number(function: Callable[..., Any], *args: Any, what: str = "one n
 
 def number_function_verdict(
     function: object, name: str, cases: Iterable[tuple[Any, ...]], reference: Callable[..., float], what: str,
-    tolerance: float, explain: Callable[..., str], right: str,
+    tolerance: float, explain: Callable[..., str], message: str,
 ) -> bool:  # fmt: skip
-    """Right when `function(*case)` is `reference(*case)` within `tolerance` on every case; else "not yet".
-
-    A missing function, an error or a result that is not one number is said as such; a wrong value is
-    explained by `explain(*case, got)` (the slip it looks like), never by printing the expected value.
-    """
+    """Right when `function(*case)` is `reference(*case)` within `tolerance` on every case; a wrong value is
+    explained by `explain(*case, got)`, never by printing the expected value."""
     require(function_problem(function, name))
     for case in cases:
         got = call_for_number(function, *case, what=what)  # type: ignore[arg-type]
         if abs(got - reference(*case)) > tolerance:
             return not_yet(explain(*case, got))
-    return verdict(True, right, "")
+    return right(message)
 
 
 def function_problem(function: object, name: str) -> str | None:

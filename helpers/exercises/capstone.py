@@ -1,13 +1,8 @@
 """The self-checks of the capstone (notebook 12), and what its hidden tests use to catch a wrong answer.
 
-- `check_choice(choose, dev_rows)`: `choose(dev_rows)` is the dev setting the kit's rule picks (best mean F1, then
-  answer-in-top-k, then the smaller k), a `Setting`;
-- `check_report(report, test_rows, chosen, default)`: every number of the report (`REPORT_KEYS`) is what the kit
-  computes from the same test rows.
-The hidden tests go further, on tables the student never saw: `rigged_dev_rows(dev_rows)` makes another setting the
-clear winner on dev (a hard-coded choice no longer matches the rule), `with_decoy_test_rows(dev_rows, chosen)` adds
-test rows on which another setting wins (a choice that reads them changes), and `report_mismatches(report, expected)`
-names the numbers of a report that differ from the kit's recomputation.
+`check_choice` and `check_report` compare the student's setting and report with the kit's rule and recomputation.
+The hidden tests go further, on tables the student never saw: `rigged_dev_rows` makes another setting win on dev,
+`with_decoy_test_rows` adds test rows another setting wins, and `report_mismatches` names the wrong numbers.
 What it leaves out: the prose answer (graded by hand with its rubric).
 """
 
@@ -20,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from helpers.byod.capstone import REPORT_KEYS, Setting, reference_choice, report_on_test
-from helpers.exercises.base import STUB_HINT, not_yet, self_check, verdict
+from helpers.exercises.base import not_yet, require_answer, right, self_check, verdict
 
 DECOY_COPIES = 3  # decoy test rows per dev row: enough to outweigh every dev score
 
@@ -68,8 +63,7 @@ def report_mismatches(report: Any, expected: dict[str, Any]) -> list[str]:
 def check_choice(choose: Callable[[pd.DataFrame], Any], dev_rows: pd.DataFrame) -> bool:
     """Right when `choose(dev_rows)` is the `Setting` the kit's rule picks from the dev rows."""
     chosen = choose(dev_rows)
-    if chosen is None:
-        return not_yet(STUB_HINT)
+    require_answer(chosen)
     if not isinstance(chosen, Setting):
         return not_yet(f"return a Setting(retriever, k), got a {type(chosen).__name__}")
     if chosen.name not in set(dev_rows.setting):
@@ -85,11 +79,10 @@ def check_choice(choose: Callable[[pd.DataFrame], Any], dev_rows: pd.DataFrame) 
 @self_check
 def check_report(report: Any, test_rows: pd.DataFrame, chosen: Setting, default: Setting) -> bool:
     """Right when every number of `report` is what the kit computes from `test_rows` for `chosen` and `default`."""
-    if report is None:
-        return not_yet(STUB_HINT)
+    require_answer(report)
     if not isinstance(report, dict):
         return not_yet(f"report should be a dict with the keys {', '.join(REPORT_KEYS)}, got a {type(report).__name__}")
     wrong = report_mismatches(report, report_on_test(test_rows, chosen, default))
     if wrong:
         return not_yet(f"these entries are not right yet: {', '.join(wrong)}")
-    return verdict(True, f"test F1 {report['f1']:.3f} on {report['questions']} answerable questions.", "")
+    return right(f"test F1 {report['f1']:.3f} on {report['questions']} answerable questions.")

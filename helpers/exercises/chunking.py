@@ -1,13 +1,8 @@
 """The self-checks of notebook 02: the student's recursive splitter, a chunk count, the contextual prefix's gain.
 
-`check_split(recursive_split, documents)` runs the student's splitter on small hand-made texts (empty, short,
-paragraphs, sentences with overlap, a run of letters with no space) and on the longest documents at two sizes,
-and compares the chunks with the kit's `recursive_split`; it says what is off — a chunk over `size`, untrimmed
-whitespace, text lost, no overlap, pieces not glued, fixed numbers instead of the arguments — never the chunks.
-`check_chunk_count(answer, documents, "fixed_tokens", size=200, overlap=50)` chunks the same documents the same
-way (no embedding, a second or two) and compares the counts; `check_prefix_gain(answer, documents, questions,
-embedder)` recomputes recall@5 of `paragraph_window` with and without the contextual prefix (the embeddings are
-in the cache by then) and compares the difference. None prints the expected value (see helpers.exercises.base).
+`check_split` runs the student's splitter (the slot "split") on hand-made texts and the longest documents and says
+what is off (a chunk over `size`, text lost, no overlap, fixed numbers instead of the arguments …);
+`check_chunk_count` and `check_prefix_gain` chunk or score again and compare. None prints the expected value.
 What it leaves out: the prose halves of the exercises (the rubric in the instructor notebook covers them).
 """
 
@@ -27,13 +22,13 @@ from helpers.embedding import Embedder
 from helpers.exercises.base import (
     answer_problem,
     as_whole_number,
-    call_student,
     function_problem,
     keeps,
     not_yet,
     require,
+    result_of,
+    right,
     self_check,
-    verdict,
 )
 from helpers.lab.chunking import CONTEXT_BUDGET, score_strategy
 
@@ -133,15 +128,13 @@ def check_split(function: Splitter | None, documents: Sequence[Document] = ()) -
     cases = split_cases(documents)
     for case in cases:
         _, text, size, overlap = case
-        got, error = call_student(function, text, size, overlap)  # type: ignore[arg-type]
-        if error:
-            return not_yet(error)
+        got = result_of(function, text, size, overlap)  # type: ignore[arg-type]
         if not isinstance(got, list | tuple) or not all(isinstance(chunk, str) for chunk in got):
             return not_yet(f"return a list of strings (the chunks), got {type(got).__name__}")
         expected = recursive_split(text, size, overlap)
         if list(got) != expected:
             return not_yet(_split_slip(case, list(got), expected))
-    return verdict(True, f"your splitter gives the kit's chunks on all {len(cases)} texts, hand-made and real.", "")
+    return right(f"your splitter gives the kit's chunks on all {len(cases)} texts, hand-made and real.")
 
 
 @self_check
@@ -153,7 +146,7 @@ def check_chunk_count(answer: object, documents: Sequence[Document], strategy: s
     label = f"{strategy}({', '.join(f'{key}={value}' for key, value in params.items())})"
     expected = len(chunk_documents(documents, strategy, **params))
     if count == expected:
-        return verdict(True, f"{label} cuts these {len(documents)} documents into {count} chunks.", "")
+        return right(f"{label} cuts these {len(documents)} documents into {count} chunks.")
     if params and count == len(chunk_documents(documents, strategy)):
         return not_yet(f"that is the count with the strategy's own sizes; pass {label[len(strategy) :]}")
     if params.get("overlap") and count == len(chunk_documents(documents, strategy, **{**params, "overlap": 0})):
@@ -180,7 +173,7 @@ def check_prefix_gain(
         return abs(value - target) <= GAIN_TOLERANCE
 
     if near(gain):
-        return verdict(True, "that is what the prefix changes in recall@5 for paragraph_window here.", "")
+        return right("that is what the prefix changes in recall@5 for paragraph_window here.")
     if near(-gain):
         return not_yet("the sign is flipped: recall@5 *with* the prefix minus recall@5 without it")
     if near(budget_gain):

@@ -1,15 +1,9 @@
 """The self-checks of notebook 03: a cosine top-k, int8 against fp32 vectors, and the worst-ranked evidence.
 
-`check_top_k(cosine_top_k, vectors, queries)` runs the student's top-k on small matrices that each test one rule
-(unit rows, rows of other lengths, a zero row, equal rows, k = 0, k past the last row, no rows) and on the
-course vectors, and compares with the kit's `cosine_top_k`; it names the usual slips — the dot product of rows
-that are not unit length, worst first, an unstable sort of equal scores — and never prints the expected rows.
-`check_precision_drift(cosine, changed, texts, questions, settings)` embeds the same texts and questions in
-ONNX int8 and fp32 (the shipped vectors and the cache answer most of it) and compares the mean cosine between a
-text's two vectors and the number of questions whose top 5 changes. `check_lowest_evidence(answer, questions,
-nodes, embedder)` ranks every chunk for every question and compares the id of the question whose evidence comes
-last.
-What it leaves out: the embedder itself (checked by tests/test_embedding.py), and the prose half of each exercise.
+`check_top_k` runs the student's top-k (the slot "top_k") on small matrices that each test one rule and on the
+course vectors, and names the usual slip (a plain dot product, worst first, an unstable sort); the other two embed
+again (the cache answers most of it) and compare the numbers. None prints the expected value.
+What it leaves out: the embedder itself (tests/test_embedding.py), and the prose half of each exercise.
 """
 
 from __future__ import annotations
@@ -33,8 +27,8 @@ from helpers.exercises.base import (
     keeps,
     not_yet,
     require,
+    right,
     self_check,
-    verdict,
 )
 from helpers.metrics import chunk_supports
 
@@ -124,7 +118,7 @@ def check_top_k(function: TopK | None, vectors: np.ndarray | None = None, querie
             return not_yet(_top_k_slip(case, pairs, expected))
     real = len(cases) - len(top_k_cases())
     what = f"{len(cases) - real} small cases" + (f" and {real} queries against the course vectors" if real else "")
-    return verdict(True, f"your top-k ranks by cosine, best first, ties in row order, on {what}.", "")
+    return right(f"your top-k ranks by cosine, best first, ties in row order, on {what}.")
 
 
 # --- int8 against fp32 -------------------------------------------------------------------------------------------
@@ -184,7 +178,7 @@ def check_precision_drift(
         if count == slips["top 1"]:
             return not_yet("that compares only the first row: compare the whole top-5 list")
         return not_yet("the number of questions whose top-5 list (rows, in order) differs between int8 and fp32 is off")
-    return verdict(True, f"int8 against fp32 on {len(texts)} chunks and {len(questions)} questions, measured.", "")
+    return right(f"int8 against fp32 on {len(texts)} chunks and {len(questions)} questions, measured.")
 
 
 # --- the question whose evidence ranks lowest ---------------------------------------------------------------------
@@ -218,7 +212,7 @@ def check_lowest_evidence(
         return not_yet("no chunk holds that question's evidence, so it has no rank: leave such questions out")
     lowest = max(ranks.values())
     if ranks[answer] == lowest:
-        return verdict(True, f"of {len(ranks)} questions, that one's evidence comes last in its ranking.", "")
+        return right(f"of {len(ranks)} questions, that one's evidence comes last in its ranking.")
     if ranks[answer] == 1:
         return not_yet("that question's evidence ranks first: you want the one whose evidence ranks lowest")
     if ranks[answer] <= 10:

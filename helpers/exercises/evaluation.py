@@ -1,23 +1,10 @@
 """The self-checks of notebook 08: SQuAD EM and F1, the paired bootstrap, and the exercises after the ablation.
 
-`check_exact_match(exact_match)` and `check_f1(token_f1)` call the student's functions (the slots "exact_match"
-and "f1", `helpers.mechanisms`) on pairs that each test one step of SQuAD's normalisation or counting (case,
-punctuation, articles as whole words, white space, a repeated word, empty answers) and on gold answers, and
-compare with the kit's `squad_exact_match` and `squad_f1`; a wrong value is explained by the step it misses
-(recall alone, a set instead of counts …), never by printing the expected score.
-`check_bootstrap(bootstrap)` asks the student's resampler (the slot "bootstrap") for the resampled mean
-differences of made-up paired scores and checks what any right resampler does, whatever its random draws: one
-mean per resample, the same draws for the same seed, centred on mean(b - a), no spread when every pair differs
-by the same amount (pairs kept together), and the spread of the mean of n draws with replacement.
-`check_surviving_gains(answer, result, "em")` runs the same seeded paired bootstrap (`result.significance`,
-milliseconds) and takes the rows whose gain over the row they build on has a one-sided p below 0.05, then
-compares with the student's list of configuration names. It recognises F1's survivors, the comparison with
-closed book instead of the row built on, and names that are no row of the ladder, without naming the answer.
-`check_accuracy_drop(answer, judge, question, reference, wrong)` judges the right and the wrong answer again
-(both cached) and compares the drop in the accuracy score; `check_shortest_bleu(answer)` scores correct
-answers of one to six words with ragas' BLEU and compares the fewest words that get any credit.
-What it leaves out: the prose halves (why EM's p-values are larger, what the judge's scores say, why BLEU
-and chrF differ), answered in the notebook and read against the instructor's rubric.
+`check_exact_match` and `check_f1` (the slots "exact_match" and "f1") run on pairs that each test one step of SQuAD's
+normalisation or counting, and on gold answers; `check_bootstrap` (the slot "bootstrap") checks what any right
+resampler does, whatever its draws (seeded, centred on mean(b - a), pairs kept together, the right spread). The
+others recompute the surviving gains, the judge's accuracy drop and the shortest answer BLEU gives credit.
+What it leaves out: the prose halves, answered in the notebook and read against the instructor's rubric.
 """
 
 from __future__ import annotations
@@ -32,7 +19,6 @@ from helpers.corpus import load_gold
 from helpers.evaluation.ablation import AblationResult
 from helpers.evaluation.judge import RubricJudge
 from helpers.exercises.base import (
-    STUB_HINT,
     as_whole_number,
     call_student,
     function_problem,
@@ -40,8 +26,9 @@ from helpers.exercises.base import (
     not_yet,
     number_function_verdict,
     require,
+    require_answer,
+    right,
     self_check,
-    verdict,
 )
 from helpers.metrics.answers import squad_exact_match, squad_f1
 
@@ -108,28 +95,28 @@ def _explainer(cases: list[tuple[str, str, str]]) -> Callable[[str, str, float],
 
 def squad_verdict(
     function: object, name: str, cases: list[tuple[str, str, str]], reference: Callable[[str, str], float], what: str,
-    right: str,
+    message: str,
 ) -> bool:  # fmt: skip
     """Right when `function(prediction, reference)` scores as `reference` does on the made-up `cases` (each with
     the slip it catches) and the gold pairs; a wrong score is explained by its case's slip."""
     pairs = [(p, r) for p, r, _ in cases] + gold_pairs()
-    return number_function_verdict(function, name, pairs, reference, what, TOLERANCE, _explainer(cases), right)
+    return number_function_verdict(function, name, pairs, reference, what, TOLERANCE, _explainer(cases), message)
 
 
 @keeps("exact_match")
 @self_check
 def check_exact_match(function: object) -> bool:
     """Right when `function(prediction, reference)` is SQuAD's exact match on every made-up and gold pair."""
-    right = "your exact match agrees with SQuAD's on every pair, normalisation included."
-    return squad_verdict(function, "exact_match", EM_CASES, squad_exact_match, "1.0 or 0.0", right)
+    message = "your exact match agrees with SQuAD's on every pair, normalisation included."
+    return squad_verdict(function, "exact_match", EM_CASES, squad_exact_match, "1.0 or 0.0", message)
 
 
 @keeps("f1")
 @self_check
 def check_f1(function: object) -> bool:
     """Right when `function(prediction, reference)` is SQuAD's token F1 on every made-up and gold pair."""
-    right = "your F1 agrees with SQuAD's on every pair, normalisation and repeated words included."
-    return squad_verdict(function, "token_f1", F1_CASES, squad_f1, "one number between 0 and 1", right)
+    message = "your F1 agrees with SQuAD's on every pair, normalisation and repeated words included."
+    return squad_verdict(function, "token_f1", F1_CASES, squad_f1, "one number between 0 and 1", message)
 
 
 # --- the paired bootstrap (the slot "bootstrap") ----------------------------------------------------------------
@@ -181,14 +168,18 @@ def bootstrap_slip(function: Callable[..., Any]) -> str:
         return "your resample means should centre on mean(b - a): average the differences of each resample"
     constant, error = _means(function, a, a + 0.1, RESAMPLES, 0)
     if error or np.abs(constant - 0.1).max() > TOLERANCE:
-        return "resample the pairs together (the same question indices for a and b): when b = a + 0.1 on every " \
-               "question, every resample's mean difference is 0.1"
+        return (
+            "resample the pairs together (the same question indices for a and b): when b = a + 0.1 on every "
+            "question, every resample's mean difference is 0.1"
+        )
     spread = float(first.std()) / error_of_mean
     if spread < 0.1:
         return "every resample gives nearly the same mean: draw n indices with replacement (a shuffle keeps each once)"
     if not 0.85 < spread < 1.15:
-        return "the spread of your means is off: each resample draws n question indices (as many as there are " \
-               "questions), with replacement, and averages their differences"
+        return (
+            "the spread of your means is off: each resample draws n question indices (as many as there are "
+            "questions), with replacement, and averages their differences"
+        )
     return ""
 
 
@@ -200,7 +191,7 @@ def check_bootstrap(function: object) -> bool:
     slip = bootstrap_slip(function)  # type: ignore[arg-type]
     if slip:
         return not_yet(slip)
-    return verdict(True, "one seeded mean of b - a per resample, pairs kept together, with the right spread.", "")
+    return right("one seeded mean of b - a per resample, pairs kept together, with the right spread.")
 
 
 def surviving_gains(result: AblationResult, metric: str = "em", alpha: float = ALPHA, against: str = "") -> list[str]:
@@ -218,8 +209,7 @@ def surviving_gains(result: AblationResult, metric: str = "em", alpha: float = A
 @self_check
 def check_surviving_gains(answer: object, result: AblationResult, metric: str = "em", alpha: float = ALPHA) -> bool:
     """Right when `answer` lists exactly the rows whose `metric` gain over the row they build on has p < alpha."""
-    if answer is None:
-        return not_yet(STUB_HINT)
+    require_answer(answer)
     if isinstance(answer, str) or not isinstance(answer, Iterable):
         return not_yet(f"the answer should be a list of configuration names, got a {type(answer).__name__}")
     listed = list(answer)
@@ -230,7 +220,7 @@ def check_surviving_gains(answer: object, result: AblationResult, metric: str = 
         survivors = (
             f"{len(expected)} of {len(result.configurations) - 1} gains survive" if expected else "no gain survives"
         )
-        return verdict(True, f"{survivors} on {metric.upper()} at p < {alpha}.", "")
+        return right(f"{survivors} on {metric.upper()} at p < {alpha}.")
     other_metric = "f1" if metric != "f1" else "em"
     if set(listed) == set(surviving_gains(result, other_metric, alpha)):
         return not_yet(f"those survive on {other_metric.upper()}; run the bootstrap on {metric.upper()}")
@@ -246,8 +236,7 @@ def check_surviving_gains(answer: object, result: AblationResult, metric: str = 
 @self_check
 def check_accuracy_drop(answer: object, judge: RubricJudge, question: str, reference: str, wrong: str) -> bool:
     """Right when `answer` is the judge's accuracy for the reference as answer minus its accuracy for `wrong`."""
-    if answer is None:
-        return not_yet(STUB_HINT)
+    require_answer(answer)
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         return not_yet(f"the answer is one number (a difference of two scores), got {answer!r}")
     right_score = judge.judge(question, reference, reference).score
@@ -256,7 +245,7 @@ def check_accuracy_drop(answer: object, judge: RubricJudge, question: str, refer
         return not_yet("the judge gave no score for one of the two answers: print both judgements and read the error")
     drop = right_score.accuracy - wrong_score.accuracy
     if abs(float(answer) - drop) < TOLERANCE:
-        return verdict(True, "that is how far the judge's accuracy score falls for the wrong answer.", "")
+        return right("that is how far the judge's accuracy score falls for the wrong answer.")
     if abs(float(answer) + drop) < TOLERANCE:
         return not_yet("subtract the other way: the right answer's accuracy minus the wrong answer's")
     return not_yet("use the accuracy criterion of both judgements (judgement.score.accuracy), right minus wrong")
@@ -284,6 +273,6 @@ def check_shortest_bleu(answer: object) -> bool:
     count = as_whole_number(answer, f"the answer is a whole number of words, got {answer!r}")
     expected = shortest_bleu_credit()
     if count == expected:
-        return verdict(True, "below that many words even a perfect answer scores BLEU 0.", "")
+        return right("below that many words even a perfect answer scores BLEU 0.")
     return not_yet("not the fewest words: score correct answers of one word, two words, … with non_llm_scores and "
                    "read where BLEU first rises above 0")  # fmt: skip

@@ -1,23 +1,9 @@
-"""The self-checks of notebook 07: the prompt builder, the budget fitter, a guard rule, and the halved budget.
+"""The self-checks of notebook 07: the prompt builder, the budget fitter, the chunks a tight budget keeps, a guard rule.
 
-`check_prompt(build_prompt, passages)` and `check_budget(fit_passages, passages)` call the student's function
-(the slots "prompt" and "budget", `helpers.mechanisms`) on small made-up cases, each with one trap (no
-passages, line breaks inside a passage, eleven passages; no room, a piece too small to keep, a long passage
-first, a word counter instead of the tokenizer), then on real passages, and compare with the kit's reference
-(`numbered_prompt`, `fit_passages`); a wrong result is named by the slip it looks like — numbering from 0, white
-space not collapsed, the label's tokens not counted, a passage dropped instead of cut, skipping on past a passage
-that does not fit — never by printing the expected text.
-`check_kept_chunks(answer, questions, retrieve, tight, budget)` counts the chunks that reach the reader under the
-`tight` budget, the way `generate_answer` fits them, and recognises the count under the full `budget`, of every
-retrieved chunk, and of the whole chunks only.
-`check_passage_rule(rule, attack)` scores the student's `guard.Rule` for passages on what the student was not
-shown: it must flag the one attack given (which the shipped `PASSAGE_RULES` miss), at least `HELD_OUT_NEEDED` of
-the `HELD_OUT` attacks of the same kind worded otherwise, and no ordinary text — the `LOOK_ALIKES` (sentences
-about answers and summaries with "must" in them), every chunk of the course corpus and every passage of
-`document_benign.jsonl` (a few seconds of regular expressions, no model). It says which part
-fails — a rule of the wrong type, a pattern that does not compile, the given attack missed, how many held-out
-attacks it caught, benign passages flagged (one is quoted: the data to read) — and never prints a pattern or a
-held-out attack.
+`check_prompt` and `check_budget` run the student's function (the slots "prompt" and "budget") on made-up cases,
+each with one trap, and on real passages; a wrong result is named by the slip it matches (numbering from 0, labels
+not counted, a passage dropped instead of cut …). `check_passage_rule` scores a `guard.Rule` on attacks the student
+never saw (`HELD_OUT`) and on benign text (`benign_passages`), and never prints a pattern or a held-out attack.
 What it leaves out: how F1 moves under the tight budget (the exercise's prose half).
 """
 
@@ -30,13 +16,13 @@ from itertools import zip_longest
 from helpers.chunking import count_tokens
 from helpers.exercises.base import (
     as_whole_number,
-    call_student,
     function_problem,
     keeps,
     not_yet,
     require,
+    result_of,
+    right,
     self_check,
-    verdict,
 )
 from helpers.generation import guard
 from helpers.generation.budget import (
@@ -105,14 +91,12 @@ def check_prompt(function: object, passages: Sequence[str] = ()) -> bool:
     """Right when `function(question, passages)` is the kit's user message (before the instruction) on every case."""
     require(function_problem(function, "build_prompt"))
     for what, question, case in prompt_cases(passages):
-        got, error = call_student(function, question, list(case))  # type: ignore[arg-type]
-        if error:
-            return not_yet(f"{error} (with {what})")
+        got = result_of(function, question, list(case), after=f" (with {what})")  # type: ignore[arg-type]
         if not isinstance(got, str):
             return not_yet(f"return the message as one string, got a {type(got).__name__}")
         if got != numbered_prompt(question, case):
             return not_yet(f"with {what}: {prompt_slip(got, question, case)}")
-    return verdict(True, "your messages are the kit's on every case, real passages included.", "")
+    return right("your messages are the kit's on every case, real passages included.")
 
 
 # --- fitting passages to a token budget (the slot "budget") -----------------------------------------------------
@@ -208,12 +192,10 @@ def check_budget(function: object, passages: Sequence[str] = ()) -> bool:
     """Right when `function(passages, room, count)` keeps what the kit's `fit_passages` keeps on every case."""
     require(function_problem(function, "fit_passages"))
     for what, case, room, count in budget_cases(passages):
-        got, error = call_student(function, list(case), room, count)  # type: ignore[arg-type]
-        if error:
-            return not_yet(f"{error} (with {what})")
+        got = result_of(function, list(case), room, count, after=f" (with {what})")  # type: ignore[arg-type]
         if got != fit_passages(list(case), room, count):
             return not_yet(f"with {what}: {budget_slip(got, list(case), room, count)}")
-    return verdict(True, "your fitting keeps, cuts and drops what the kit's does on every case.", "")
+    return right("your fitting keeps, cuts and drops what the kit's does on every case.")
 
 
 # --- a tight budget: how many chunks reach the reader -------------------------------------------------------------
@@ -236,8 +218,8 @@ def check_kept_chunks(
     kept = [reader_chunks(question, hits, tight) for question, hits in retrieved.items()]
     expected = sum(len(hits) for hits in kept)
     if count == expected:
-        return verdict(True, f"that many chunks reach the reader over {len(questions)} questions under the tight "
-                       "budget.", "")  # fmt: skip
+        return right(f"that many chunks reach the reader over {len(questions)} questions under the tight "
+                     "budget.")  # fmt: skip
     if count == sum(len(reader_chunks(question, hits, budget)) for question, hits in retrieved.items()):
         return not_yet("that is the count under the full budget: pass budget= the tight one")
     if count == sum(len(hits) for hits in retrieved.values()):
@@ -322,7 +304,5 @@ def check_passage_rule(rule: object, attack: str = PASSAGE_ATTACK) -> bool:
     if flagged:
         example = " ".join(flagged[0].split())[:160]
         return not_yet(f"your rule also flags {len(flagged)} ordinary passage(s), e.g. {example!r}: make it stricter")
-    return verdict(
-        True, f"your rule flags the attack, {caught} of {len(HELD_OUT)} held-out attacks it never saw, and no "
-        "ordinary passage of the course or the benign set.", "",
-    )  # fmt: skip
+    return right(f"your rule flags the attack, {caught} of {len(HELD_OUT)} held-out attacks it never saw, and no "
+                 "ordinary passage of the course or the benign set.")  # fmt: skip

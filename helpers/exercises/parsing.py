@@ -1,13 +1,9 @@
 """The self-checks of notebook 01's exercises: a table row written as a sentence, and PDF quotes counted.
 
-`check_row_sentence(sentence, path)` parses the CSV file with the kit's table parser (a few milliseconds) and
-compares the student's sentence with the one the parser writes for the first data row. It recognises the raw
-row, the header row taken for data, snake_case column names, and another caption, without printing the sentence.
-`check_whole_quotes(answer, coverage)` reads the coverage table the notebook measured and compares the student's
-count of handbook quotes each PDF parser keeps whole; it recognises shares instead of counts and the looser
-"≥ half found" column, and never prints a count.
-What it leaves out: what the sentence knows that the raw row does not, and why the looser column forgives the
-sorted reading order: both are prose, answered in the notebook.
+`check_row_sentence` parses the CSV file again and compares with the parser's sentence for the first data row;
+`check_whole_quotes` reads the coverage table the notebook measured. Each recognises the usual slips (the raw row,
+the header row, shares instead of counts) and never prints the expected value.
+What it leaves out: the prose halves, answered in the notebook.
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from helpers.exercises.base import STUB_HINT, answer_problem, as_count, not_yet, require, self_check, verdict
+from helpers.exercises.base import answer_problem, as_count, not_yet, require, require_answer, right, self_check
 from helpers.parsing import parse, row_to_sentence
 
 
@@ -47,7 +43,7 @@ def check_row_sentence(sentence: object, path: str | Path) -> bool:
     expected, caption = document.text.splitlines()[0], str(document.metadata.get("caption", ""))
     got = _folded(sentence)
     if got == _folded(expected):
-        return verdict(True, "the first data row as the parser writes it: caption, then 'column value' pairs.", "")
+        return right("the first data row as the parser writes it: caption, then 'column value' pairs.")
     header, first = _rows(Path(path))[:2]
     words = [name.replace("_", " ") for name in header]
     if got == _folded(" | ".join(first)) or got == _folded(",".join(first)):
@@ -71,8 +67,7 @@ def whole_quote_counts(coverage: pd.DataFrame, column: str = "quotes found", fmt
 @self_check
 def check_whole_quotes(answer: object, coverage: pd.DataFrame) -> bool:
     """Right when `answer` maps every PDF parser of `coverage` to the number of handbook quotes it keeps whole."""
-    if answer is None:
-        return not_yet(STUB_HINT)
+    require_answer(answer)
     if not isinstance(answer, Mapping) and not isinstance(answer, pd.Series):
         return not_yet(f"the answer should map each PDF parser's name to a count (a dict), got {type(answer).__name__}")
     given, expected = dict(answer), whole_quote_counts(coverage)
@@ -85,7 +80,7 @@ def check_whole_quotes(answer: object, coverage: pd.DataFrame) -> bool:
     if any(count is None for count in counts.values()):
         return not_yet("each value should be a whole number of quotes")
     if counts == expected:
-        return verdict(True, f"whole-quote counts of all {len(expected)} PDF parsers match the coverage table.", "")
+        return right(f"whole-quote counts of all {len(expected)} PDF parsers match the coverage table.")
     if counts == whole_quote_counts(coverage, "≥ half found"):
         return not_yet("those count the quotes found at least half: count the ones found whole ('quotes found')")
     name = next(name for name in expected if counts[name] != expected[name])

@@ -1,15 +1,9 @@
 """The self-checks of notebook 06's exercises: the best keyword budget for follow-ups, and MaxSim by hand.
 
-`check_best_max_terms(answer, retriever, questions)` searches every follow-up question again with the keyword
-rewrite at each `max_terms` (2, 4 and 8; retrieval only, no model) and is right when the answer has the best
-recall@5 (any of a tie) and the student's `recall` is the recall@5 measured for it, so a guess among three does not
-pass. It recognises the best MRR instead, and says "measure all three", never which way the best lies.
-`check_maxsim(maxsim_by_hand)` calls the student's function on seeded token matrices (rows L2-normalised, as
-MiniLM's token vectors are; several shapes, one token each side included) and compares it with the kit's
-`helpers.rerank.maxsim.maxsim`. It names the usual slips — the max over the wrong side, the mean of every cosine,
-the single best pair, a sum instead of a mean — and never prints the expected scores.
-What it leaves out: the token vectors themselves (MiniLM; the exercise compares with the reranker's score), and
-why more terms can hurt, which the student answers in prose.
+`check_best_max_terms` measures recall@5 of the keyword rewrite at each `max_terms` again (retrieval only) and asks
+for the chosen one's recall too, so a guess does not pass. `check_maxsim` compares the student's MaxSim with the
+kit's on seeded token matrices and names the usual slip (max over the wrong side, a sum, the single best pair).
+What it leaves out: the token vectors themselves, and why more terms can hurt (prose).
 """
 
 from __future__ import annotations
@@ -26,8 +20,8 @@ from helpers.exercises.base import (
     not_yet,
     number_function_verdict,
     require,
+    right,
     self_check,
-    verdict,
 )
 from helpers.metrics import evaluate_retrieval
 from helpers.query import keyword_rewrite
@@ -79,10 +73,10 @@ def _maxsim_slip(q: np.ndarray, p: np.ndarray, got: float) -> str:
 @self_check
 def check_maxsim(function: MaxSim | None) -> bool:
     """Right when `function(query_vectors, passage_vectors)` equals the kit's MaxSim on seeded token matrices."""
-    right = "your MaxSim equals the kit's on query and passage token matrices of several shapes."
+    message = "your MaxSim equals the kit's on query and passage token matrices of several shapes."
     what = "one number for a (query, passage) pair"
     return number_function_verdict(
-        function, "maxsim_by_hand", token_matrices(), maxsim, what, TOLERANCE, _maxsim_slip, right
+        function, "maxsim_by_hand", token_matrices(), maxsim, what, TOLERANCE, _maxsim_slip, message
     )
 
 
@@ -125,8 +119,7 @@ def check_best_max_terms(
     best = _best(scores, "recall@5")
     if choice in best:
         tie = f" (tied with {sorted(best - {choice})})" if len(best) > 1 else ""
-        right = f"max_terms={choice} gives the best recall@5 on these {len(questions)} follow-ups{tie}."
-        return verdict(True, right, "")
+        return right(f"max_terms={choice} gives the best recall@5 on these {len(questions)} follow-ups{tie}.")
     if choice in _best(scores, "mrr"):
         return not_yet("that one has the best MRR; the exercise asks for the best recall@5")
     return not_yet("not the best of the three on recall@5: measure all three on the same follow-ups and compare "

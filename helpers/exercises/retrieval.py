@@ -1,23 +1,16 @@
 """The self-checks of notebook 05: BM25, min-max fusion and RRF written by hand, and the exercises after them.
 
-The three functions the student writes fill the slots "bm25", "fusion" and "rrf" (helpers.mechanisms); each
-check calls the student's function on small made-up cases (an empty input, a side with one hit, a repeated
-query word, a word no document has) and on real ones (dev questions over the course chunks), compares it with
-the kit's reference (`helpers.retrieval.bm25.bm25_scores`, `helpers.retrieval.hybrid.min_max_fusion`,
-`rrf_scores`), and names the usual slip — idf without its "1 +", a numerator with k1 + 1, no length discount,
-scores not normalised, ranks counted from 0 — without printing the expected values.
-`check_best_rrf_k` measures recall@5 for each RRF constant again and asks for the chosen one's too;
-`check_missed_by_all` and `check_synonym_rule` read the table of retrievers and try the student's synonym rule on
-the question it is for and on the whole dev split (a rule fitted to one question that lowers mean recall@5 there
-is "not yet"); `check_dedupe_by_page(dedupe_by_page, hits)` runs the student's dedupe on a made-up ranking (two
-pages of one PDF, chunks with no page number) and on real hits, against the best-scoring hit of each (source, page).
-What it leaves out: whether a dedupe retrieves better on the whole split, which the notebook measures, and the
-synonym rule on the test split, which the student answers in prose.
+Each hand-written mechanism (the slots "bm25", "fusion", "rrf") runs on made-up cases and on dev questions over the
+course chunks, is compared with the kit's reference, and a wrong result is named by the usual slip it matches. The
+other checks measure again what an answer claims: the best RRF constant, a question every retriever misses, a
+synonym rule (it must not lower mean recall@5 on the dev split) and a dedupe by (source, page).
+What it leaves out: whether a dedupe retrieves better on the whole split, and the synonym rule on the test split.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -26,16 +19,16 @@ import numpy as np
 
 from helpers.corpus import Question, load_gold
 from helpers.exercises.base import (
-    STUB_HINT,
     as_choice,
-    call_student,
     function_problem,
     keeps,
     measured_problem,
     not_yet,
     require,
+    require_answer,
+    result_of,
+    right,
     self_check,
-    verdict,
 )
 from helpers.lab.retrieval import evaluate
 from helpers.metrics import RetrievalScores, recall_at_k, relevance_labels
@@ -50,30 +43,32 @@ from helpers.types import Hit
 
 
 def cases_verdict(function: object, name: str, problem_on: Callable[..., str | None], made_up: Sequence[tuple],
-                  real: Callable[[], Sequence[tuple]], real_what: str, right: str) -> bool:  # fmt: skip
-    """Right when `problem_on(function, *case)` finds nothing off on every made-up case and every real one.
-
-    The real cases (`real()`) are built only once `function` is a function; `right` says what it got right, its
-    "{checked}" filled in with how many cases of each kind.
-    """
+                  real: Callable[[], Sequence[tuple]], real_what: str, message: str) -> bool:  # fmt: skip
+    """Right when `problem_on(function, *case)` finds nothing off on every made-up and real case (`real()`, built
+    once `function` is a function); `message` says what it got right, "{checked}" filled in with the counts."""
     require(function_problem(function, name))
     cases = [*made_up, *real()]
     for case in cases:
         require(problem_on(function, *case))
     real_count = len(cases) - len(made_up)
     checked = f"{len(made_up)} made-up cases" + (f" and {real_count} {real_what}" if real_count else "")
-    return verdict(True, right.format(checked=checked), "")
+    return right(message.format(checked=checked))
 
 
 def real_cases(dense: Retriever | None, sparse: Retriever | None, questions: Sequence[Question],
-               case: Callable[[str, Scores, Scores], tuple]) -> Callable[[], list[tuple]]:  # fmt: skip
-    """The real cases of a fusion check, built when called: `case(id, dense scores, sparse scores)` for each
-    question (none without both retrievers)."""
+               case: Callable[[str, Scores, Scores], tuple], depth: int = 30) -> Callable[[], list[tuple]]:  # fmt: skip
+    """The real cases of a fusion check, built when called: `case(id, dense scores, BM25 scores)` of each question's
+    top `depth` on each side, as fusion gets them (none without both retrievers)."""
 
     def build() -> list[tuple]:
         if dense is None or sparse is None:
             return []
-        return [case(qid, d, s) for qid, d, s in real_score_maps(dense, sparse, questions)]
+        cases = []
+        for question in questions:
+            d = {h.node_id: h.scores["dense"] for h in dense.retrieve(question.question, depth)}
+            s = {h.node_id: h.scores["sparse"] for h in sparse.retrieve(question.question, depth)}
+            cases.append(case(question.id, d, s))
+        return cases
 
     return build
 
@@ -155,9 +150,7 @@ def _as_scores(got: object, count: int) -> tuple[np.ndarray, str | None]:
 def _bm25_problem(function: BM25Function, name: str, query: list[str], documents: list[list[str]],
                   k1: float, b: float) -> str | None:  # fmt: skip
     """What is off with the student's BM25 on one case (None: right)."""
-    got, error = call_student(function, list(query), [list(d) for d in documents], k1, b)
-    if error:
-        return f"{error} (on {name})"
+    got = result_of(function, list(query), [list(d) for d in documents], k1, b, after=f" (on {name})")
     scores, problem = _as_scores(got, len(documents))
     if problem:
         return f"{problem} (on {name})"
@@ -267,30 +260,25 @@ def _score_map_problem(got: object, expected: Scores, sides: Sequence[Scores], n
     return None
 
 
-def _fusion_problem(function: FusionFunction, name: str, dense: Scores, sparse: Scores, alpha: float) -> str | None:
-    """What is off with the student's fusion on one case (None: right)."""
-    got, error = call_student(function, dict(dense), dict(sparse), alpha)
-    if error:
-        return f"{error} (on {name})"
-    expected = min_max_fusion(dense, sparse, alpha)
-    problem = _score_map_problem(got, expected, (dense, sparse), name)
+def _fused_problem(got: object, expected: Scores, sides: Sequence[Scores], slips: Callable[[], dict[str, Scores]],
+                   name: str, differ: str) -> str | None:  # fmt: skip
+    """What is off with a fused answer (None: right): its shape, else the usual slip it matches, else `differ`."""
+    problem = _score_map_problem(got, expected, sides, name)
     if problem or _same_scores(got, expected):  # type: ignore[arg-type]
         return problem
-    for hint, wrong in fusion_slips(dense, sparse, alpha).items():
+    for hint, wrong in slips().items():
         if _same_scores(got, wrong) and not _same_scores(wrong, expected):  # type: ignore[arg-type]
             return f"{hint} (on {name})"
-    return f"the fused scores differ on {name}: min-max each side, then alpha · dense + (1 − alpha) · BM25"
+    return differ
 
 
-def real_score_maps(dense: Retriever, sparse: Retriever, questions: Sequence[Question],
-                    depth: int = 30) -> list[tuple[str, Scores, Scores]]:  # fmt: skip
-    """(question id, dense scores, BM25 scores) of each question's top `depth` on each side, as fusion gets them."""
-    maps = []
-    for question in questions:
-        d = {h.node_id: h.scores["dense"] for h in dense.retrieve(question.question, depth)}
-        s = {h.node_id: h.scores["sparse"] for h in sparse.retrieve(question.question, depth)}
-        maps.append((question.id, d, s))
-    return maps
+def _fusion_problem(function: FusionFunction, name: str, dense: Scores, sparse: Scores, alpha: float) -> str | None:
+    """What is off with the student's fusion on one case (None: right)."""
+    got = result_of(function, dict(dense), dict(sparse), alpha, after=f" (on {name})")
+    return _fused_problem(got, min_max_fusion(dense, sparse, alpha), (dense, sparse),
+                          lambda: fusion_slips(dense, sparse, alpha), name,
+                          f"the fused scores differ on {name}: min-max each side, then alpha · dense + "
+                          "(1 − alpha) · BM25")  # fmt: skip
 
 
 @keeps("fusion")
@@ -299,11 +287,8 @@ def check_min_max_fusion(function: FusionFunction | None, dense: Retriever | Non
                          sparse: Retriever | None = None, questions: Sequence[Question] = (),
                          how_many: int = 6) -> bool:  # fmt: skip
     """Right when `function(dense, sparse, alpha)` gives the kit's min-max fusion on made-up and real score lists."""
-
-    def case(qid: str, dense_scores: Scores, sparse_scores: Scores) -> FusionCase:
-        return f"the hits of dev question {qid}, alpha 0.5", dense_scores, sparse_scores, 0.5
-
-    real = real_cases(dense, sparse, list(questions)[:how_many], case)
+    real = real_cases(dense, sparse, list(questions)[:how_many],
+                      lambda qid, d, s: (f"the hits of dev question {qid}, alpha 0.5", d, s, 0.5))  # fmt: skip
     return cases_verdict(function, "min_max_fusion", _fusion_problem, fusion_cases(), real, "dev questions' hits",
                          "your fusion gives the kit's fused scores on {checked}.")  # fmt: skip
 
@@ -311,8 +296,6 @@ def check_min_max_fusion(function: FusionFunction | None, dense: Retriever | Non
 # --- exercise 3: reciprocal rank fusion (the slot "rrf") ----------------------------------------------------------
 
 RRFFunction = Callable[[list[list[str]], int], Any]
-
-
 RRFCase = tuple[str, list[list[str]], int]
 
 
@@ -338,12 +321,9 @@ def rrf_slips(rankings: list[list[str]], k: int) -> dict[str, Scores]:
                 fused[key] = combine(fused[key], term(rank)) if key in fused else term(rank)
         return fused
 
-    def add(a: float, b: float) -> float:
-        return a + b
-
     return {
-        "ranks count from 1 (the best hit has rank 1): 1 / (k + rank)": fuse(lambda r: 1 / (k + r - 1), add),
-        "the constant k belongs in the denominator: 1 / (k + rank)": fuse(lambda r: 1 / r, add),
+        "ranks count from 1 (the best hit has rank 1): 1 / (k + rank)": fuse(lambda r: 1 / (k + r - 1), operator.add),
+        "the constant k belongs in the denominator: 1 / (k + rank)": fuse(lambda r: 1 / r, operator.add),
         "a chunk in several rankings adds 1 / (k + rank) for each, not only its best":
             fuse(lambda r: 1 / (k + r), max),
         "a chunk in several rankings adds up its terms: the later ranking must not overwrite the earlier":
@@ -353,17 +333,11 @@ def rrf_slips(rankings: list[list[str]], k: int) -> dict[str, Scores]:
 
 def _rrf_problem(function: RRFFunction, name: str, rankings: list[list[str]], k: int) -> str | None:
     """What is off with the student's RRF on one case (None: right)."""
-    got, error = call_student(function, [list(r) for r in rankings], k)
-    if error:
-        return f"{error} (on {name})"
-    expected = rrf_scores(rankings, k)
-    problem = _score_map_problem(got, expected, [dict.fromkeys(r, 0.0) for r in rankings], name)
-    if problem or _same_scores(got, expected):  # type: ignore[arg-type]
-        return problem
-    for hint, wrong in rrf_slips(rankings, k).items():
-        if _same_scores(got, wrong) and not _same_scores(wrong, expected):  # type: ignore[arg-type]
-            return f"{hint} (on {name})"
-    return f"the RRF scores differ on {name}: each id sums 1 / (k + rank) over the rankings that hold it"
+    got = result_of(function, [list(r) for r in rankings], k, after=f" (on {name})")
+    return _fused_problem(got, rrf_scores(rankings, k), [dict.fromkeys(r, 0.0) for r in rankings],
+                          lambda: rrf_slips(rankings, k), name,
+                          f"the RRF scores differ on {name}: each id sums 1 / (k + rank) over the rankings that "
+                          "hold it")  # fmt: skip
 
 
 @keeps("rrf")
@@ -372,8 +346,8 @@ def check_rrf(function: RRFFunction | None, dense: Retriever | None = None, spar
               questions: Sequence[Question] = (), how_many: int = 6) -> bool:  # fmt: skip
     """Right when `function(rankings, k)` gives the kit's reciprocal rank fusion on made-up and real rankings."""
 
-    def case(qid: str, dense_scores: Scores, sparse_scores: Scores) -> RRFCase:
-        return f"the rankings of dev question {qid}, k 60", [list(dense_scores), list(sparse_scores)], 60
+    def case(qid: str, d: Scores, s: Scores) -> RRFCase:
+        return f"the rankings of dev question {qid}, k 60", [list(d), list(s)], 60
 
     real = real_cases(dense, sparse, list(questions)[:how_many], case)
     return cases_verdict(function, "rrf_scores", _rrf_problem, rrf_cases(), real, "dev questions' rankings",
@@ -409,7 +383,7 @@ def check_best_rrf_k(answer: object, make: Callable[[int], Retriever], questions
     best = {k for k in tied if rows[k]["mrr"] == max(rows[t]["mrr"] for t in tied)}
     if choice in best:
         answerable = sum(1 for q in questions if q.evidence)
-        return verdict(True, f"rrf_k={choice} has the best recall@5 on these {answerable} questions with evidence.", "")
+        return right(f"rrf_k={choice} has the best recall@5 on these {answerable} questions with evidence.")
     if choice in tied:
         return not_yet("tied on recall@5 — the tie-break is MRR")
     return not_yet("not the best of the three on recall@5: measure all three on the same questions and compare "
@@ -422,8 +396,7 @@ def check_best_rrf_k(answer: object, make: Callable[[int], Retriever], questions
 @self_check
 def check_missed_by_all(answer: object, results: Mapping[str, RetrievalScores], k: int = 5) -> bool:
     """Right when `answer` is the id of a dev question that every retriever of `results` misses in its top k."""
-    if answer is None:
-        return not_yet(STUB_HINT)
+    require_answer(answer)
     if not isinstance(answer, str):
         return not_yet(f"give the question's id (a string, as in results[name].per_question['id']), got a "
                        f"{type(answer).__name__}")  # fmt: skip
@@ -434,7 +407,7 @@ def check_missed_by_all(answer: object, results: Mapping[str, RetrievalScores], 
     if finders:
         return not_yet(f"{len(finders)} of the {len(results)} retrievers find some of its evidence in their top {k} "
                        f"(e.g. {finders[0]!r}): pick a question whose recall@{k} is 0 in every row")  # fmt: skip
-    return verdict(True, f"all {len(results)} retrievers miss the evidence of {answer} in their top {k}.", "")
+    return right(f"all {len(results)} retrievers miss the evidence of {answer} in their top {k}.")
 
 
 def _recall_table(results: Mapping[str, RetrievalScores], k: int) -> dict[str, dict[str, float]]:
@@ -479,8 +452,7 @@ def check_synonym_rule(rule: object, question_id: object, questions: Sequence[Qu
                        k: int = 5) -> bool:  # fmt: skip
     """Right when `rule` (phrase, words to add) fires on the question, brings some of its evidence into the top k
     of `retriever` with query expansion, and does not lower mean recall@k over the whole dev split."""
-    if rule is None:
-        return not_yet(STUB_HINT)
+    require_answer(rule)
     require(_rule_problem(rule))
     question = next((q for q in questions if q.id == question_id and q.evidence), None)
     if question is None:
@@ -500,9 +472,9 @@ def check_synonym_rule(rule: object, question_id: object, questions: Sequence[Qu
             f"them lose evidence from the top {k}, so mean recall@{k} falls: pair a phrase students write with the "
             "documents' word for it, not with words copied from one passage"
         )
-    return verdict(True, f"the rule fires on {question.id} and brings its evidence into the top {k} (recall@{k} "
-                         f"{recall:.2f}); on the whole dev split it fires on {fired} questions, {worse} of them lose "
-                         f"evidence, and mean recall@{k} does not fall.", "")  # fmt: skip
+    return right(f"the rule fires on {question.id} and brings its evidence into the top {k} (recall@{k} "
+                 f"{recall:.2f}); on the whole dev split it fires on {fired} questions, {worse} of them lose "
+                 f"evidence, and mean recall@{k} does not fall.")  # fmt: skip
 
 
 # --- exercise 6: dedupe by page ----------------------------------------------------------------------------------
@@ -548,9 +520,7 @@ def check_dedupe_by_page(function: Dedupe | None, hits: Sequence[Hit] = ()) -> b
     for name, ranking in (("the made-up ranking", made_up_hits()), ("the real hits", list(hits))):
         if not ranking:
             continue
-        got, error = call_student(function, list(ranking))  # type: ignore[arg-type]
-        if error:
-            return not_yet(error)
+        got = result_of(function, list(ranking))  # type: ignore[arg-type]
         ids, expected = _ids(got), [h.node_id for h in best_per_page(ranking)]
         if ids is None:
             return not_yet(f"return a list of Hit objects (the kept ones), got {type(got).__name__}")
@@ -566,4 +536,4 @@ def check_dedupe_by_page(function: Dedupe | None, hits: Sequence[Hit] = ()) -> b
             return not_yet(f"one chunk per (source, page), but not always the best-scoring one ({name})")
         return not_yet(f"{'too many' if len(ids) > len(expected) else 'too few'} chunks kept on {name}")
     checked = "the made-up ranking" + (f" and {len(hits)} real hits" if hits else "")
-    return verdict(True, f"the best chunk of each (source, page), best first, on {checked}.", "")
+    return right(f"the best chunk of each (source, page), best first, on {checked}.")

@@ -1,19 +1,9 @@
 """The self-checks of notebook 11's exercises: a planner rule, OCR's lost words, a stricter filter, the list field.
 
-- `check_me_only_planner(planner, routing)` plans every labelled dev question with the student's planner and with
-  `KeywordPlanner`: right when the accuracy rises, no question the keyword planner routed right breaks, and the
-  change comes from questions about the student alone; it reports the held-out test split beside it.
-- `check_lost_words(answer, handbook, page, source_text)` reads the scanned page again at 72 dpi (a few seconds)
-  and lists the source's words missing from the OCR's words; it recognises the other direction, dropped repeats
-  and words folded to lower case or stripped of punctuation.
-- `check_pairs_left(answer, pairs)` counts the kept pairs whose question has at least six words; it recognises the
-  rejected pairs counted too, "more than" for "at least", and the pairs removed instead of those left.
-- `check_list_field(function, routing)` asks the student's field picker every labelled list question: right when
-  it answers a field of the class schedule each time, and not one field for all; it reports how often it picks
-  the labelled field per split, beside the regular expression's.
-None prints an expected value.
-What it leaves out: which words break first and why the LLM does better or worse on held-out phrasings: the
-student reads those in the printed lists and answers in prose.
+Each recomputes the answer (the student's planner against `KeywordPlanner` on the labelled dev questions, the page
+read again at 72 dpi, the kept pairs with long enough questions, the student's field picker on every labelled list
+question), recognises the usual slips, and never prints an expected value.
+What it leaves out: which words break first and why the LLM does better or worse: the student answers in prose.
 """
 
 from __future__ import annotations
@@ -24,15 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from helpers.exercises.base import (
-    STUB_HINT,
     NotYet,
     as_count,
-    call_student,
     function_problem,
     not_yet,
     require,
+    require_answer,
+    result_of,
+    right,
     self_check,
-    verdict,
 )
 from helpers.parsing import ocr
 from helpers.sources import ACTIONS, KeywordPlanner
@@ -52,9 +42,7 @@ def _plans(planner: Any, records: Sequence[Record], where: str = "") -> dict[str
     """The planner's plan of every record, by id; what is wrong with one of them (after `where`) ends the check."""
     plans = {}
     for record in records:
-        got, error = call_student(planner.plan, record["question"])
-        if error:
-            raise NotYet(where + error)
+        got = result_of(planner.plan, record["question"], before=where)
         if not isinstance(got, set | frozenset) or not all(action in ACTIONS for action in got):
             raise NotYet(f"{where}plan() should return a set of actions ({', '.join(ACTIONS)}), got {got!r} "
                          f"for {record['question']!r}")  # fmt: skip
@@ -77,8 +65,7 @@ def _about_me_only(record: Record) -> bool:
 def check_me_only_planner(planner: object, routing: Sequence[Record]) -> bool:
     """Right when `planner` routes more dev questions right than `KeywordPlanner`, breaks none, and stops
     searching the knowledge base for a question about the student alone."""
-    if planner is None:
-        return not_yet(STUB_HINT)
+    require_answer(planner)
     if isinstance(planner, type):
         return not_yet("pass an instance of your planner (YourPlanner()), not the class itself")
     if not callable(getattr(planner, "plan", None)):
@@ -103,8 +90,8 @@ def check_me_only_planner(planner: object, routing: Sequence[Record]) -> bool:
     test_keyword = _plans(KeywordPlanner(), test)
     dev_change = f"{_accuracy(keyword, dev):.3f} → {_accuracy(plans, dev):.3f}"
     test_change = f"{_accuracy(test_keyword, test):.3f} → {_accuracy(test_plans, test):.3f}"
-    return verdict(True, f"dev accuracy {dev_change} ({len(fixed)} more routed right, none broken); "
-                         f"held-out test {test_change}.", "")  # fmt: skip
+    return right(f"dev accuracy {dev_change} ({len(fixed)} more routed right, none broken); "
+                 f"held-out test {test_change}.")  # fmt: skip
 
 
 # ----------------------------------------------------------------------------------------------- OCR's lost words
@@ -127,8 +114,7 @@ def check_lost_words(answer: object, handbook: str | Path, page: int, source_tex
     if not ocr.ocr_available():
         print("OCR is not available on this machine (no Tesseract language data): nothing to check.")
         return False
-    if answer is None:
-        return not_yet(STUB_HINT)
+    require_answer(answer)
     if as_count(answer) is not None:
         return not_yet("a number: the exercise asks for the lost words themselves (a list of str)")
     if isinstance(answer, str) or not isinstance(answer, Sequence | set):
@@ -136,7 +122,7 @@ def check_lost_words(answer: object, handbook: str | Path, page: int, source_tex
     given, ocr_text = Counter(map(str, answer)), ocr.ocr_page_text(handbook, page, dpi=dpi)
     expected = Counter(lost_words(source_text, ocr_text))
     if given == expected:
-        return verdict(True, f"{sum(given.values())} source words are lost at {dpi} dpi; look at what they share.", "")
+        return right(f"{sum(given.values())} source words are lost at {dpi} dpi; look at what they share.")
     if given == Counter(lost_words(ocr_text, source_text)):
         return not_yet("those are words the OCR wrote that the source does not have; the exercise asks for the "
                        "source's words that the OCR lost")  # fmt: skip
@@ -163,15 +149,14 @@ def pairs_left(pairs: Sequence[Generated], min_words: int = MIN_WORDS, kept_only
 @self_check
 def check_pairs_left(answer: object, pairs: Sequence[Generated], min_words: int = MIN_WORDS) -> bool:
     """Right when `answer` is how many kept pairs (or which) also pass "at least `min_words` words"."""
-    if answer is None:
-        return not_yet(STUB_HINT)
+    require_answer(answer)
     listed = isinstance(answer, list | tuple)
     count = len(answer) if listed else as_count(answer)  # type: ignore[arg-type]
     if count is None:
         return not_yet(f"the answer should be a count of pairs (or the list of them), got a {type(answer).__name__}")
     expected, kept = pairs_left(pairs, min_words), sum(p.kept for p in pairs)
     if count == expected:
-        return verdict(True, f"{count} of the {kept} kept pairs have questions of at least {min_words} words.", "")
+        return right(f"{count} of the {kept} kept pairs have questions of at least {min_words} words.")
     if count == pairs_left(pairs, min_words, kept_only=False):
         return not_yet("that counts the pairs the filters had already rejected too: start from the kept ones")
     if count == pairs_left(pairs, min_words + 1):
@@ -198,9 +183,7 @@ def check_list_field(function: Callable[[str], str] | None, routing: Sequence[Re
     records = [r for r in routing if r.get("list")]
     picks: dict[str, str | None] = {}
     for record in records:
-        got, error = call_student(function, record["question"])  # type: ignore[arg-type]
-        if error:
-            return not_yet(error)
+        got = result_of(function, record["question"])  # type: ignore[arg-type]
         if not isinstance(got, str):
             return not_yet(f"return the field's name (a str), got a {type(got).__name__} for {record['question']!r}")
         if got.strip().lower() not in SCHEDULE_FIELDS:
@@ -213,5 +196,5 @@ def check_list_field(function: Callable[[str], str] | None, routing: Sequence[Re
     regex = {str(r["id"]): list_field(r["question"]) for r in records}
     scores = ", ".join(f"{split} {_hits(picks, records, split)} (regular expression {_hits(regex, records, split)})"
                        for split in ("dev", "test"))  # fmt: skip
-    return verdict(True, f"a schedule field for each of the {len(records)} list questions; the labelled one on "
-                         f"{scores}.", "")  # fmt: skip
+    return right(f"a schedule field for each of the {len(records)} list questions; the labelled one on "
+                 f"{scores}.")  # fmt: skip

@@ -1,14 +1,9 @@
 """The self-checks of notebook 04's exercises: disagreements of two exact searches, and ids from content.
 
-`check_disagreements(answer, questions, numpy_search, qdrant_search, k=10)` asks both searchers every question
-again (query vectors come from the embedder's cache; the searches take milliseconds), counts the questions whose
-ranked top-k ids differ, and compares. It recognises the count at another k, the count of questions that agree,
-and a comparison of sets instead of ranked lists, and never prints the expected count.
-`check_changed_document(counts, old_nodes, new_nodes)` compares what the second upsert says it wrote and removed
-after a sentence changed with the chunk ids of the two versions (new ids are written, vanished ids removed). It
-recognises the counts of a first ingestion and an edit that changed no chunk, and never prints the counts.
-What it leaves out: why searches disagree (ties, the exercise's hint) and why one sentence can change more than
-one chunk; the student answers those in prose.
+`check_disagreements` asks both searchers every question again and counts the ranked top-k lists that differ;
+`check_changed_document` compares the second upsert's counts with the chunk ids of the two versions. Each
+recognises the usual slips (sets instead of lists, another k, a first ingestion) and never prints the count.
+What it leaves out: why searches disagree and why one sentence can change several chunks (prose).
 """
 
 from __future__ import annotations
@@ -17,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from llama_index.core.schema import BaseNode
 
-from helpers.exercises.base import STUB_HINT, as_count, not_yet, self_check, verdict
+from helpers.exercises.base import as_count, not_yet, require_answer, right, self_check
 
 Search = Callable[[str, int], list[tuple[str, float]]]  # (question, k) in, ranked (point id, score) pairs out
 
@@ -35,8 +30,7 @@ def disagreeing(questions: Sequence[str], reference: Search, other: Search, k: i
 @self_check
 def check_disagreements(answer: object, questions: Sequence[str], reference: Search, other: Search, k: int) -> bool:
     """Right when `answer` is how many questions (or which) get different top-k id lists from the two searchers."""
-    if answer is None:
-        return not_yet(STUB_HINT)
+    require_answer(answer)
     listed = None if isinstance(answer, str) or not isinstance(answer, Sequence | set) else list(answer)
     count = len(listed) if listed is not None else as_count(answer)
     if count is None:
@@ -44,9 +38,8 @@ def check_disagreements(answer: object, questions: Sequence[str], reference: Sea
     expected = disagreeing(questions, reference, other, k)
     if listed is not None and (unknown := [q for q in listed if q not in questions]):
         return not_yet(f"{len(unknown)} of the listed questions are not among the questions searched")
-    right = set(listed) == set(expected) if listed is not None else count == len(expected)
-    if right:
-        return verdict(True, f"{count} of {len(questions)} questions get different top-{k} lists.", "")
+    if set(listed) == set(expected) if listed is not None else count == len(expected):
+        return right(f"{count} of {len(questions)} questions get different top-{k} lists.")
     if listed is None and count == len(questions) - len(expected) != len(expected):
         return not_yet("that counts the questions that agree; the exercise asks for the ones that differ")
     if count == len(disagreeing(questions, reference, other, k, as_sets=True)):
@@ -68,8 +61,7 @@ def id_changes(old_nodes: Sequence[BaseNode], new_nodes: Sequence[BaseNode]) -> 
 @self_check
 def check_changed_document(counts: object, old_nodes: Sequence[BaseNode], new_nodes: Sequence[BaseNode]) -> bool:
     """Right when `counts` holds what the second upsert wrote and removed after the document changed."""
-    if counts is None:
-        return not_yet(STUB_HINT)
+    require_answer(counts)
     if not isinstance(counts, Mapping) or not {"written", "removed_stale"} <= set(counts):
         return not_yet("the answer should be the second upsert's counts: a dict with 'written' and 'removed_stale'")
     given = {key: as_count(value) for key, value in counts.items() if key in ("written", "unchanged", "removed_stale")}
@@ -81,7 +73,7 @@ def check_changed_document(counts: object, old_nodes: Sequence[BaseNode], new_no
                        "(did the replacement find it?)")  # fmt: skip
     if all(given[key] == expected[key] for key in given):
         changed = "one chunk" if expected["written"] == 1 else "more than one chunk"
-        return verdict(True, f"the changed sentence gave {changed} a new id: written, and the old ones removed.", "")
+        return right(f"the changed sentence gave {changed} a new id: written, and the old ones removed.")
     if given["written"] == len(new_nodes) and given["removed_stale"] == 0:
         return not_yet("those are the counts of a first ingestion: the second upsert writes only ids not stored yet")
     wrong = next(key for key in given if given[key] != expected[key])

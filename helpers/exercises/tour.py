@@ -1,16 +1,9 @@
 """The self-checks of notebook 00's exercises, all on the visible core (`helpers.core`).
 
-`check_refusal_threshold(threshold, rag, answered, refused)` asks the core's search for the best cosine of a
-question the documents answer and of one they do not, and is right when the threshold refuses the second and
-still answers the first. `check_first_rank(rank, rag, question, answer)` ranks every chunk for the question and
-finds the first that holds the answer's text. `check_search_above(search_above)` runs the student's search with a
-cosine floor on seeded unit vectors against `helpers.core.search`, then drops what falls below the floor.
-`check_rag(rag_function, rag, questions)` asks the student's own loop and the core each question: the same passages
-and prompt give the same reply (the answer cache serves the second asking), so any other reply is a slip in the loop.
-Each names the usual slip (a rank counted from 0, a floor that is ignored, a missing limit of k) and none prints the
-expected value.
-What it leaves out: whether the model refuses or invents, and the prompt's token counts: the student reads
-those in the answers.
+A refusal threshold, the rank of the first chunk holding an answer, a search with a cosine floor, and the
+student's own RAG loop (the answer cache gives the same reply to the same prompt): each check asks the core
+again, names the usual slip (a rank from 0, a floor ignored, no limit of k) and never prints the expected value.
+What it leaves out: whether the model refuses or invents, and the prompt's token counts.
 """
 
 from __future__ import annotations
@@ -23,15 +16,15 @@ import numpy as np
 
 from helpers.core import search
 from helpers.exercises.base import (
-    STUB_HINT,
     as_whole_number,
     call_for_pairs,
-    call_student,
     function_problem,
     not_yet,
     require,
+    require_answer,
+    result_of,
+    right,
     self_check,
-    verdict,
 )
 
 TOLERANCE = 1e-5  # float32 cosines agree to 5 decimals
@@ -47,8 +40,7 @@ def best_cosine(rag: Any, question: str) -> float:
 @self_check
 def check_refusal_threshold(threshold: object, rag: Any, answered: str, refused: str) -> bool:
     """Right when a best cosine below `threshold` refuses `refused` and still lets `answered` through."""
-    if threshold is None:
-        return not_yet(STUB_HINT)
+    require_answer(threshold)
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
         return not_yet(f"the threshold should be one number (a cosine), got a {type(threshold).__name__}")
     value = float(threshold)
@@ -60,7 +52,7 @@ def check_refusal_threshold(threshold: object, rag: Any, answered: str, refused:
     if value <= low or value > high:
         return not_yet(f"this threshold does not refuse {refused!r} and answer {answered!r} both: print the best "
                        "cosine of each question (rag.retrieve) and choose a threshold between them")  # fmt: skip
-    return verdict(True, f"a best cosine below {value:.3f} refuses {refused!r} and still answers {answered!r}.", "")
+    return right(f"a best cosine below {value:.3f} refuses {refused!r} and still answers {answered!r}.")
 
 
 def first_rank(rag: Any, question: str, text: str) -> int | None:
@@ -77,8 +69,8 @@ def check_first_rank(rank: object, rag: Any, question: str, answer: str) -> bool
     if expected is None:
         return not_yet(f"no chunk of this corpus holds {answer!r}: choose an answer the documents state")
     if count == expected:
-        return verdict(True, f"the first passage holding {answer!r} is at rank {count}: with k below it, "
-                             "the model never sees the answer.", "")  # fmt: skip
+        return right(f"the first passage holding {answer!r} is at rank {count}: with k below it, "
+                     "the model never sees the answer.")  # fmt: skip
     if count == expected - 1:
         return not_yet("ranks count from 1 (the best passage is rank 1), not from 0 as Python's indices do")
     return not_yet(f"not the rank of the first chunk holding {answer!r}: rank every chunk with core.search and "
@@ -131,8 +123,7 @@ def check_search_above(function: SearchAbove | None) -> bool:
         pairs = call_for_pairs(function, matrix, query, k, min_cosine, wanted=wanted)  # type: ignore[arg-type]
         if not _same(pairs, reference_search_above(matrix, query, k, min_cosine)):
             return not_yet(_search_slip(pairs, matrix, query, k, min_cosine))
-    right = "at most k rows, best first, none below the floor — and an empty list when no row reaches it."
-    return verdict(True, right, "")
+    return right("at most k rows, best first, none below the floor — and an empty list when no row reaches it.")
 
 
 @self_check
@@ -142,9 +133,7 @@ def check_rag(function: object, rag: Any, questions: Sequence[str]) -> bool:
     if "ask" in getattr(getattr(function, "__code__", None), "co_names", ()):
         return not_yet("write the loop itself — search, build_prompt, the model's chat — rather than calling an ask")
     for question in questions:
-        got, error = call_student(function, question, rag.k)
-        if error:
-            return not_yet(error)
+        got = result_of(function, question, rag.k)
         if not isinstance(got, str):
             return not_yet(f"return the model's reply as text (.text of what chat gives), got a {type(got).__name__}")
         if got.strip() != rag.ask(question).text:
@@ -152,4 +141,4 @@ def check_rag(function: object, rag: Any, questions: Sequence[str]) -> bool:
                 f"for {question!r} the model was asked something else than by the core: the k best chunks of "
                 "core.search, numbered by core.build_prompt, and chat(messages, max_tokens=48)"
             )
-    return verdict(True, f"your loop answers {len(questions)} questions exactly as the core does.", "")
+    return right(f"your loop answers {len(questions)} questions exactly as the core does.")
