@@ -1,6 +1,4 @@
-"""The classroom: the student version of the notebooks (solutions replaced by stubs, outputs cleared), and the
-same notebooks as an nbgrader course (solution, autograded-test and locked cells marked from the kit's conventions),
-and the rendered course (`site.py`: the executed notebooks as static HTML pages under a course map).
+"""The classroom: the student version of the notebooks, the same notebooks as an nbgrader course, the rendered site.
 
     >>> write_student_version("student")   # or: python -m helpers student-version student
     >>> write_course("course")             # or: python -m helpers nbgrader-course course

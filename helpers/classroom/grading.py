@@ -1,8 +1,7 @@
 """The notebooks as an nbgrader course: each cell marked for nbgrader from the kit's own conventions.
 
-A code cell with `### BEGIN SOLUTION` is a solution cell, a Markdown cell with `<!-- BEGIN SOLUTION -->` an answer
-graded by hand; a code cell that calls a `check_…` of `helpers.exercises` (or has `### BEGIN HIDDEN TESTS` blocks)
-is an autograded test cell whose hidden tests assert each check; every other cell is locked.
+Solution markers make solution cells (a Markdown one is graded by hand), a cell calling a `check_…` or holding
+hidden tests is autograded, every other cell is locked.
 
     >>> write_course("course", ["04", "05"], assignment="week4")   # python -m helpers nbgrader-course course
 

@@ -1,8 +1,5 @@
 """The class leaderboard: each student's capstone result as one row of `leaderboard.csv`, and the class's table.
 
-The name is the one given, else `$KIT_STUDENT`, else `$JUPYTERHUB_USER`, else "anonymous"; in nbgrader's tree
-(`submitted/<student>/…`) it is the folder's name.
-
     >>> write_row(leaderboard_row(report, chosen, settings))     # the capstone's last cell
     >>> collect_leaderboard("course/submitted")                  # python -m helpers leaderboard course/submitted
 

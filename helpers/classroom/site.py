@@ -1,8 +1,6 @@
 """The rendered course: every notebook with its outputs as a static HTML page, and a course map linking them.
 
-`scripts/render.sh` executes the notebooks, then `build_site(DIR, "site")` writes `site/index.html` and one page per
-notebook (nbconvert, images inlined). A page says how its notebook ran (`metadata.kit_run`): stopped, not executed,
-or changed since its run. Nothing is written into `notebooks/`.
+Each page says how its notebook ran (stopped, not executed, changed since its run); nothing is written to notebooks/.
 
     >>> build_site("build/executed", "site")   # or: python -m helpers course-site --executed build/executed
 
@@ -133,10 +131,6 @@ def _reason(err: Exception) -> str:
     return text.splitlines()[0][:200] if text else type(err).__name__
 
 
-def _sources(notebook: nbformat.NotebookNode) -> list[str]:
-    return [cell.source for cell in notebook.cells]
-
-
 def page_notebook(lesson: Lesson, executed: Path | None) -> tuple[nbformat.NotebookNode, Page]:
     """The notebook to render for `lesson` (its executed copy when there is one) and how its page came out."""
     try:
@@ -163,7 +157,7 @@ def page_notebook(lesson: Lesson, executed: Path | None) -> tuple[nbformat.Noteb
         page.anchor = f"cell-id={cell_id}" if cell_id else ""
         page.notes.append(f"This notebook stopped{where} ({status}): the outputs end there; the cells after it "
                           "did not run.")  # fmt: skip
-    if _sources(notebook) != _sources(source):
+    if [cell.source for cell in notebook.cells] != [cell.source for cell in source.cells]:
         page.state = page.state if page.state == "stopped" else "changed since its run"
         page.notes.append("The notebook has changed since this run: the cells and outputs below are the run's, "
                           "not the current notebook's.")  # fmt: skip

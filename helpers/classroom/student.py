@@ -1,8 +1,7 @@
 """The student version: every solution block replaced by a stub, every output cleared, nothing else touched.
 
-A solution sits between `### BEGIN SOLUTION` and `### END SOLUTION` in a code cell (it becomes `STUB`, indented like
-the marker) or between the same words in HTML comments in a Markdown cell (it becomes `MARKDOWN_STUB`). Hidden tests
-(`### BEGIN HIDDEN TESTS` … `### END HIDDEN TESTS`) are removed, as nbgrader removes them.
+Code between `### BEGIN SOLUTION` and `### END SOLUTION` becomes `STUB`, Markdown between the same words in HTML
+comments `MARKDOWN_STUB`; hidden tests are removed, as nbgrader removes them.
 What it leaves out: grading (nbgrader's), and any check of the exercises whose answer is prose.
 """
 
@@ -28,11 +27,6 @@ class ClassroomError(ValueError):
     """A notebook whose solution markers do not pair up; the message names the notebook and the cell."""
 
 
-def _block(begin: str, end: str) -> re.Pattern[str]:
-    """Everything from a begin marker to the next end marker, markers included."""
-    return re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-
-
 def _indented(stub: str, source: str, start: int) -> str:
     """The stub, its later lines indented like the marker at `start` (a solution inside a function body)."""
     indent = source[source.rfind("\n", 0, start) + 1 : start]
@@ -52,7 +46,8 @@ def student_source(source: str, cell_type: str) -> str:
         if begins != ends:
             raise ClassroomError(f"{begins} begin and {ends} end hidden tests markers")
         source = HIDDEN_BLOCK.sub("", source)
-    return _block(begin, end).sub(lambda match: _indented(stub, source, match.start()), source)
+    block = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)  # markers included
+    return block.sub(lambda match: _indented(stub, source, match.start()), source)
 
 
 def student_notebook(notebook: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
@@ -69,12 +64,8 @@ def student_notebook(notebook: nbformat.NotebookNode, name: str = "notebook") ->
 
 
 def run_all_stop(notebook: nbformat.NotebookNode) -> int | None:
-    """The cell where Run All stops in the student copy (None: it runs to the end).
-
-    It is the first code cell whose stub runs at the top level: an answer to write before going on, as in
-    nbgrader's release copy. A stub inside a function stops nothing on its own: the check after it only prints
-    "not yet", and a slot's function that is not written yet falls back to the kit's own (`helpers.mechanisms`).
-    """
+    """The cell where Run All stops in the student copy (None: it runs to the end): the first code cell whose stub
+    runs at the top level (a stub inside a function stops nothing: its check only prints "not yet")."""
     for number, cell in enumerate(notebook.cells):
         if cell.cell_type == "code" and TOP_LEVEL_STUB.search(student_source(cell.source, "code")):
             return number

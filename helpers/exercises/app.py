@@ -1,8 +1,6 @@
 """The self-checks of notebooks 09 and 10, where the app is a lab bench: A/B, the two cosine floors, gold questions.
 
-Each check recomputes the answer from what the student's cell used (shared passages of an A/B, a separating cosine
-floor, the smallest k that reaches an answer, answer-in-top-k counts, the F1 split of hybrid against dense, the
-counts of re-ingesting a folder) and says what is off without naming it.
+Each check recomputes the answer from what the student's cell used and says what is off without naming it.
 What it leaves out: the prose questions; the instructor version carries their rubric.
 """
 

@@ -1,9 +1,7 @@
 """What every stage's exercise checks share: the verdict a student reads, and CI's strict mode.
 
-A `check_…` computes the expected answer itself, prints "✓ Right: …" or "✗ Not yet: <a hint>" (never the expected
-value) and returns True or False. A stub answer is a "not yet", never a traceback: `require`, `require_answer` and
-the `as_…` validators raise `NotYet`, which `self_check` turns into the verdict. With `KIT_STRICT_CHECKS=1` (every
-pytest run of the notebooks) a "not yet" raises `CheckFailed`, so a solution that fails its own check fails CI.
+A check prints "✓ Right: …" or "✗ Not yet: <a hint>" (never the expected value) and returns True or False; a stub
+answer is a "not yet", never a traceback. With `KIT_STRICT_CHECKS=1` (as in CI) a "not yet" raises `CheckFailed`.
 What it leaves out: grading and points (nbgrader's), and hidden tests.
 """
 
@@ -71,8 +69,7 @@ def verdict(ok: bool, message: str, wrong: str) -> bool:
 
 
 def self_check(check: F) -> F:
-    """Turn a `NotYet`, and anything else a check raises while reading the answer, into a "not yet" (CheckFailed
-    passes through)."""
+    """Turn a `NotYet`, or anything a check raises reading the answer, into a "not yet" (CheckFailed passes)."""
 
     @functools.wraps(check)
     def wrapper(*args: Any, **kwargs: Any) -> bool:

@@ -1,8 +1,7 @@
 """The self-checks of the capstone (notebook 12), and what its hidden tests use to catch a wrong answer.
 
-`check_choice` and `check_report` compare the student's setting and report with the kit's rule and recomputation.
-The hidden tests go further, on tables the student never saw: `rigged_dev_rows` makes another setting win on dev,
-`with_decoy_test_rows` adds test rows another setting wins, and `report_mismatches` names the wrong numbers.
+The hidden tests run the student's choice on tables they never saw: `rigged_dev_rows` makes another setting win
+on dev, `with_decoy_test_rows` adds test rows another setting wins.
 What it leaves out: the prose answer (graded by hand with its rubric).
 """
 

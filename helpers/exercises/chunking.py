@@ -1,8 +1,7 @@
 """The self-checks of notebook 02: the student's recursive splitter, a chunk count, the contextual prefix's gain.
 
-`check_split` runs the student's splitter (the slot "split") on hand-made texts and the longest documents and says
-what is off (a chunk over `size`, text lost, no overlap, fixed numbers instead of the arguments …);
-`check_chunk_count` and `check_prefix_gain` chunk or score again and compare. None prints the expected value.
+A wrong splitter is named by what is off (a chunk over `size`, text lost, no overlap, fixed sizes); the count and the
+gain are computed again. None prints the expected value.
 What it leaves out: the prose halves of the exercises (the rubric in the instructor notebook covers them).
 """
 

@@ -1,8 +1,7 @@
 """The self-checks of notebook 03: a cosine top-k, int8 against fp32 vectors, and the worst-ranked evidence.
 
-`check_top_k` runs the student's top-k (the slot "top_k") on small matrices that each test one rule and on the
-course vectors, and names the usual slip (a plain dot product, worst first, an unstable sort); the other two embed
-again (the cache answers most of it) and compare the numbers. None prints the expected value.
+A wrong top-k is named by its slip (a plain dot product, worst first, an unstable sort); the other two embed again
+(the cache answers most of it) and compare. None prints the expected value.
 What it leaves out: the embedder itself (tests/test_embedding.py), and the prose half of each exercise.
 """
 
@@ -142,7 +141,6 @@ def precision_drift(
         "the same": float(len(pairs) - changed),
         "as sets": float(sum(set(a) != set(b) for a, b in pairs)),
         "top 1": float(sum(a[:1] != b[:1] for a, b in pairs)),
-        "share": changed / len(pairs) if pairs else 0.0,
         "median": float(np.median(cosines)),
         "minimum": float(np.min(cosines)),
     }

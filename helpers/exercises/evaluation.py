@@ -1,9 +1,7 @@
 """The self-checks of notebook 08: SQuAD EM and F1, the paired bootstrap, and the exercises after the ablation.
 
-`check_exact_match` and `check_f1` (the slots "exact_match" and "f1") run on pairs that each test one step of SQuAD's
-normalisation or counting, and on gold answers; `check_bootstrap` (the slot "bootstrap") checks what any right
-resampler does, whatever its draws (seeded, centred on mean(b - a), pairs kept together, the right spread). The
-others recompute the surviving gains, the judge's accuracy drop and the shortest answer BLEU gives credit.
+EM and F1 run on pairs that each test one step of SQuAD's normalisation; a resampler is checked for what any right
+one does, whatever its draws (seeded, centred on mean(b - a), pairs kept together, the right spread).
 What it leaves out: the prose halves, answered in the notebook and read against the instructor's rubric.
 """
 

@@ -1,9 +1,7 @@
 """The self-checks of notebook 07: the prompt builder, the budget fitter, the chunks a tight budget keeps, a guard rule.
 
-`check_prompt` and `check_budget` run the student's function (the slots "prompt" and "budget") on made-up cases,
-each with one trap, and on real passages; a wrong result is named by the slip it matches (numbering from 0, labels
-not counted, a passage dropped instead of cut …). `check_passage_rule` scores a `guard.Rule` on attacks the student
-never saw (`HELD_OUT`) and on benign text (`benign_passages`), and never prints a pattern or a held-out attack.
+A wrong prompt or fitting is named by the slip it matches; a guard rule is scored on attacks the student never saw
+(`HELD_OUT`) and on benign text, and no pattern or held-out attack is ever printed.
 What it leaves out: how F1 moves under the tight budget (the exercise's prose half).
 """
 
@@ -133,12 +131,8 @@ def fit_variant(
     passages: list[str], room: int, count: Counter, label: int = LABEL_TOKENS, piece_label: bool = True,
     cut: bool = True, piece: int = MIN_PIECE_TOKENS, stop: bool = True,
 ) -> list[str]:  # fmt: skip
-    """The fitting with one of the usual slips switched on (all off: the kit's), to recognise a wrong answer.
-
-    The passages that go in whole are the kit's: its `fit_passages`, with the slip's label cost passed in through
-    `count`. The slip is in what comes after them: the piece of the first passage that does not fit (the room
-    for it, the smallest one kept, or none), and whether the passages after it get a go in the room still free.
-    """
+    """The fitting with one of the usual slips switched on (all off: the kit's): the whole passages are the kit's,
+    the slip is in the piece of the first that does not fit, and whether the ones after it get the room left."""
 
     def cost(text: str) -> int:
         return count(text) + label

@@ -1,8 +1,7 @@
 """The self-checks of notebook 01's exercises: a table row written as a sentence, and PDF quotes counted.
 
-`check_row_sentence` parses the CSV file again and compares with the parser's sentence for the first data row;
-`check_whole_quotes` reads the coverage table the notebook measured. Each recognises the usual slips (the raw row,
-the header row, shares instead of counts) and never prints the expected value.
+Each recomputes the answer, recognises the usual slips (the raw row, the header row, shares instead of counts)
+and never prints it.
 What it leaves out: the prose halves, answered in the notebook.
 """
 

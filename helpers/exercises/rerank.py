@@ -1,8 +1,7 @@
 """The self-checks of notebook 06's exercises: the best keyword budget for follow-ups, and MaxSim by hand.
 
-`check_best_max_terms` measures recall@5 of the keyword rewrite at each `max_terms` again (retrieval only) and asks
-for the chosen one's recall too, so a guess does not pass. `check_maxsim` compares the student's MaxSim with the
-kit's on seeded token matrices and names the usual slip (max over the wrong side, a sum, the single best pair).
+The budget is measured again and its recall asked for too, so a guess does not pass; a wrong MaxSim is named by
+its slip (max over the wrong side, a sum, the single best pair).
 What it leaves out: the token vectors themselves, and why more terms can hurt (prose).
 """
 
@@ -39,12 +38,7 @@ def token_matrices(seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
         m = rng.standard_normal((n, dimension)).astype(np.float32)
         return m / np.linalg.norm(m, axis=1, keepdims=True)
 
-    return [
-        (unit_rows(4), unit_rows(9)),
-        (unit_rows(7), unit_rows(3)),
-        (unit_rows(1), unit_rows(5)),
-        (unit_rows(6), unit_rows(1)),
-    ]
+    return [(unit_rows(q), unit_rows(p)) for q, p in ((4, 9), (7, 3), (1, 5), (6, 1))]
 
 
 def _slips(q: np.ndarray, p: np.ndarray) -> dict[str, float]:

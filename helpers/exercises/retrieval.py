@@ -1,9 +1,7 @@
 """The self-checks of notebook 05: BM25, min-max fusion and RRF written by hand, and the exercises after them.
 
-Each hand-written mechanism (the slots "bm25", "fusion", "rrf") runs on made-up cases and on dev questions over the
-course chunks, is compared with the kit's reference, and a wrong result is named by the usual slip it matches. The
-other checks measure again what an answer claims: the best RRF constant, a question every retriever misses, a
-synonym rule (it must not lower mean recall@5 on the dev split) and a dedupe by (source, page).
+A hand-written mechanism is compared with the kit's on made-up and real cases, a wrong one named by the slip it
+matches; the other checks measure again what an answer claims (a synonym rule must not lower dev recall@5).
 What it leaves out: whether a dedupe retrieves better on the whole split, and the synonym rule on the test split.
 """
 
@@ -170,10 +168,8 @@ def _bm25_problem(function: BM25Function, name: str, query: list[str], documents
 @self_check
 def check_bm25(function: BM25Function | None, retriever: Any = None, questions: Sequence[Question] = (),
                how_many: int = 6) -> bool:  # fmt: skip
-    """Right when `function(query, documents, k1, b)` gives the kit's BM25 on made-up cases and real queries.
-
-    The real ones: the first `how_many` questions, tokenized by `retriever` (a BM25Retriever), over its chunks.
-    """
+    """Right when `function(query, documents, k1, b)` gives the kit's BM25 on made-up cases and on the first
+    `how_many` questions, tokenized by `retriever` (a BM25Retriever), over its chunks."""
 
     def real() -> list[BM25Case]:
         if retriever is None:

@@ -1,8 +1,6 @@
 """The self-checks of notebook 11's exercises: a planner rule, OCR's lost words, a stricter filter, the list field.
 
-Each recomputes the answer (the student's planner against `KeywordPlanner` on the labelled dev questions, the page
-read again at 72 dpi, the kept pairs with long enough questions, the student's field picker on every labelled list
-question), recognises the usual slips, and never prints an expected value.
+Each recomputes the answer, recognises the usual slips, and never prints an expected value.
 What it leaves out: which words break first and why the LLM does better or worse: the student answers in prose.
 """
 

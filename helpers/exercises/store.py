@@ -1,8 +1,7 @@
 """The self-checks of notebook 04's exercises: disagreements of two exact searches, and ids from content.
 
-`check_disagreements` asks both searchers every question again and counts the ranked top-k lists that differ;
-`check_changed_document` compares the second upsert's counts with the chunk ids of the two versions. Each
-recognises the usual slips (sets instead of lists, another k, a first ingestion) and never prints the count.
+Each recomputes the count, recognises the usual slips (sets instead of lists, another k, a first ingestion) and
+never prints it.
 What it leaves out: why searches disagree and why one sentence can change several chunks (prose).
 """
 

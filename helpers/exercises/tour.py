@@ -1,8 +1,7 @@
 """The self-checks of notebook 00's exercises, all on the visible core (`helpers.core`).
 
-A refusal threshold, the rank of the first chunk holding an answer, a search with a cosine floor, and the
-student's own RAG loop (the answer cache gives the same reply to the same prompt): each check asks the core
-again, names the usual slip (a rank from 0, a floor ignored, no limit of k) and never prints the expected value.
+Each asks the core again, names the usual slip (a rank from 0, a floor ignored, no limit of k) and never prints
+the expected value; the student's loop must give the core's reply (the answer cache makes it repeatable).
 What it leaves out: whether the model refuses or invents, and the prompt's token counts.
 """
 
