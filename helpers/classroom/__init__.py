@@ -7,7 +7,7 @@
 What it leaves out: the grading itself (nbgrader's commands run on the course) and the self-checks (exercises/).
 """
 
-from helpers.classroom.grading import nbgrader_notebook, write_course
+from helpers.classroom.grading import write_course
 from helpers.classroom.site import build_site
 from helpers.classroom.student import (
     BEGIN,
@@ -15,7 +15,6 @@ from helpers.classroom.student import (
     MARKDOWN_STUB,
     STUB,
     ClassroomError,
-    student_notebook,
     student_source,
     write_student_version,
 )
@@ -27,8 +26,6 @@ __all__ = [
     "STUB",
     "ClassroomError",
     "build_site",
-    "nbgrader_notebook",
-    "student_notebook",
     "student_source",
     "write_course",
     "write_student_version",

@@ -370,8 +370,8 @@ def check_best_rrf_k(answer: object, make: Callable[[int], Retriever], questions
                      constants: Sequence[int] = RRF_CONSTANTS, recall: object = None) -> bool:  # fmt: skip
     """Right when `answer` is the constant of `constants` with the best recall@5 on `questions` (ties: MRR) and
     `recall` is the recall@5 measured for it (so that a guess among three does not pass)."""
-    one, unmeasured = "the answer is one rrf_k, a whole number (not a label)", "measure the constants the exercise "
-    choice = as_choice(answer, constants, one, unmeasured + "names ({choices}) and pick one")
+    one = "the answer is one rrf_k, a whole number (not a label)"
+    choice = as_choice(answer, constants, one, "measure the constants the exercise names ({choices}) and pick one")
     rows = scores_by_rrf_k(make, questions, constants)
     require(measured_problem(recall, rows[choice]["recall@5"], "best_rrf_recall (its recall@5)"))
     top_recall = max(row["recall@5"] for row in rows.values())

@@ -116,8 +116,7 @@ def _search_slip(got: Pairs, matrix: np.ndarray, query: np.ndarray, k: int, min_
 def check_search_above(function: SearchAbove | None) -> bool:
     """Right when `function(matrix, query, k, min_cosine)` keeps the k best rows whose cosine reaches the floor."""
     require(function_problem(function, "search_above"))
-    cases: Sequence[tuple[np.ndarray, np.ndarray, int, float]] = search_cases()
-    for matrix, query, k, min_cosine in cases:
+    for matrix, query, k, min_cosine in search_cases():
         wanted = "return a list of (row, cosine) pairs like core.search does, got {}"
         pairs = call_for_pairs(function, matrix, query, k, min_cosine, wanted=wanted)  # type: ignore[arg-type]
         if not _same(pairs, reference_search_above(matrix, query, k, min_cosine)):
