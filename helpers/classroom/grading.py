@@ -63,8 +63,7 @@ def _dotted(node: ast.expr) -> str:
 
 
 def check_names(notebook: nbformat.NotebookNode) -> set[str]:
-    """How a notebook calls its self-checks: the `check_…` names it imports from helpers.exercises, and `name.` for
-    each module of helpers.exercises it imports under a name of its own (`from helpers.exercises import store`)."""
+    """The `check_…` names a notebook imports from helpers.exercises, and `name.` for each module of it it imports."""
     names = set()
     for cell in notebook.cells:
         tree = _parse(cell.source) if cell.cell_type == "code" else None

@@ -153,8 +153,7 @@ def check_f1_split(better: object, worse: object, rows: pd.DataFrame) -> bool:
 
 
 def reingest_counts(original: Path, copy: Path, chunking: Any) -> tuple[int, int]:
-    """(written, unchanged) when `copy` is ingested into the collection of `original`: chunk ids come from content,
-    so a file whose relative name and bytes are the same in both gives the same chunks, already stored."""
+    """(written, unchanged) chunks when `copy` is ingested over `original` (same name and bytes: unchanged)."""
     from helpers.chunking import chunk_for_settings
     from helpers.parsing import parse_folder
 

@@ -153,8 +153,7 @@ MEASURED_TOLERANCE = 0.0015  # tables round a mean to 3 decimals
 
 
 def measured_problem(value: object, measured: float, what: str) -> str | None:
-    """Why `value` is not `measured`, the number behind a choice (None when it is, to 3 decimals): a choice among
-    a few can be guessed, the number behind it cannot."""
+    """Why `value` is not `measured`, to 3 decimals (None when it is): a choice can be guessed, its number cannot."""
     if value is None:
         return f"give {what} too: the number behind the choice, read from your table"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -221,8 +220,7 @@ def number_function_verdict(
     function: object, name: str, cases: Iterable[tuple[Any, ...]], reference: Callable[..., float], what: str,
     tolerance: float, explain: Callable[..., str], message: str,
 ) -> bool:  # fmt: skip
-    """Right when `function(*case)` is `reference(*case)` within `tolerance` on every case; a wrong value is
-    explained by `explain(*case, got)`, never by printing the expected value."""
+    """Right when `function(*case)` is within `tolerance` of `reference(*case)` on each case, else `explain(…, got)`."""
     require(function_problem(function, name))
     for case in cases:
         got = call_for_number(function, *case, what=what)  # type: ignore[arg-type]

@@ -35,8 +35,7 @@ def rigged_dev_rows(dev_rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_decoy_test_rows(dev_rows: pd.DataFrame, chosen: Setting) -> pd.DataFrame:
-    """The dev rows and, after them, test rows (copies of the dev rows) on which another setting than `chosen`
-    scores 1 and `chosen` scores 0: a choice made on dev only ignores them."""
+    """The dev rows, then test copies of them on which another setting than `chosen` scores 1 and `chosen` 0."""
     other = _other(dev_rows, chosen)
     decoys = []
     for copy in range(DECOY_COPIES if other is not None else 0):

@@ -95,8 +95,7 @@ def squad_verdict(
     function: object, name: str, cases: list[tuple[str, str, str]], reference: Callable[[str, str], float], what: str,
     message: str,
 ) -> bool:  # fmt: skip
-    """Right when `function(prediction, reference)` scores as `reference` does on the made-up `cases` (each with
-    the slip it catches) and the gold pairs; a wrong score is explained by its case's slip."""
+    """Right when `function` scores as `reference` on the `cases` and the gold pairs; a wrong score gets its slip."""
     pairs = [(p, r) for p, r, _ in cases] + gold_pairs()
     return number_function_verdict(function, name, pairs, reference, what, TOLERANCE, _explainer(cases), message)
 

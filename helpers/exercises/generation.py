@@ -261,8 +261,7 @@ LOOK_ALIKES = (
 
 
 def benign_passages() -> list[str]:
-    """Every chunk of the course corpus, every passage of `document_benign.jsonl` and the look-alikes: text no rule
-    may flag."""
+    """Text no rule may flag: the look-alikes, the course corpus's chunks and `document_benign.jsonl`'s passages."""
     from helpers.config import get_settings
     from helpers.corpus.attacks import document_benign
     from helpers.lab.guard import parsed_chunks

@@ -104,8 +104,7 @@ def check_best_max_terms(
     answer: object, retriever: Any, questions: Sequence[Question], choices: Sequence[int] = MAX_TERMS,
     recall: object = None,
 ) -> bool:  # fmt: skip
-    """Right when `answer` is the `max_terms` of `choices` whose keyword rewrite gives the best recall@5 and `recall`
-    is the recall@5 measured for it (so that a guess among three does not pass)."""
+    """Right when `answer` is the `max_terms` with the best recall@5 and `recall` its recall@5 (so a guess fails)."""
     one = "the answer should be one max_terms (a whole number)"
     choice = as_choice(answer, choices, one, "measure the choices the exercise names ({choices}) and pick one of them")
     scores = scores_by_max_terms(retriever, questions, choices)

@@ -368,8 +368,7 @@ def scores_by_rrf_k(make: Callable[[int], Retriever], questions: Sequence[Questi
 @self_check
 def check_best_rrf_k(answer: object, make: Callable[[int], Retriever], questions: Sequence[Question],
                      constants: Sequence[int] = RRF_CONSTANTS, recall: object = None) -> bool:  # fmt: skip
-    """Right when `answer` is the constant of `constants` with the best recall@5 on `questions` (ties: MRR) and
-    `recall` is the recall@5 measured for it (so that a guess among three does not pass)."""
+    """Right when `answer` is the constant with the best recall@5 (ties: MRR) and `recall` is its recall@5."""
     one = "the answer is one rrf_k, a whole number (not a label)"
     choice = as_choice(answer, constants, one, "measure the constants the exercise names ({choices}) and pick one")
     rows = scores_by_rrf_k(make, questions, constants)
