@@ -117,8 +117,7 @@ def course_lessons(notebooks_dir: Path = NOTEBOOKS_DIR, readme: Path = README) -
 
 
 def _stopped_at(notebook: nbformat.NotebookNode) -> int | None:
-    """The cell where a run stopped: the last with an error output (one tagged `raises-exception` before it shows
-    its error on purpose), else the last that started (an error the kernel could not format, a timeout)."""
+    """The cell where a run stopped: the last with an error (earlier ones may err on purpose), else the last started."""
     errors = [index for index, cell in enumerate(notebook.cells)
               if any(output.get("output_type") == "error" for output in cell.get("outputs", []))]  # fmt: skip
     started = [index for index, cell in enumerate(notebook.cells) if cell.get("execution_count") is not None]

@@ -61,8 +61,7 @@ def _about_me_only(record: Record) -> bool:
 
 @self_check
 def check_me_only_planner(planner: object, routing: Sequence[Record]) -> bool:
-    """Right when `planner` routes more dev questions right than `KeywordPlanner`, breaks none, and stops
-    searching the knowledge base for a question about the student alone."""
+    """Right when `planner` beats `KeywordPlanner` on dev, breaks none, and skips search_kb for questions on me only."""
     require_answer(planner)
     if isinstance(planner, type):
         return not_yet("pass an instance of your planner (YourPlanner()), not the class itself")
