@@ -1,14 +1,8 @@
-"""The ablation ladder (the CMU/LTI system's, extended): add one retrieval step at a time and measure what it buys.
+"""The ablation ladder: add one retrieval step at a time and measure what it buys.
 
-closed book → dense → hybrid → + rerank → + multi-query → + follow-up rewriting, each row over the same gold
-`test` questions, answered in short-answer mode (what SQuAD EM/F1 rewards). Per question and row we keep EM,
-F1, precision, recall, recall@5 of the retrieval, ragas' non-LLM metrics, ragas faithfulness (on a seeded
-sample: each judgement is a slow LLM call on a CPU), the answer and the latency
-(retrieval as measured now + the model time of the real call, stored with each cached answer and paraphrase).
-Keeping every row per question is what makes the paired bootstrap possible: `significance` compares each row
-with the one above and with closed book.
-Everything reuses the kit: `RAGPipeline.ask`, `make_retriever`, `Reranked`, `MultiQueryRetriever`,
-`FollowUpRewriter`, `run_answers`/`summarize` and `evaluate_retrieval`; answers come from the on-disk cache.
+closed book → dense → hybrid → + rerank → + multi-query → + follow-up rewriting, each row answering the same
+gold `test` questions in short-answer mode and scored per question (EM, F1, recall@5, ragas, faithfulness on a
+seeded sample, latency), so `significance` can run a paired bootstrap of each row against the one below.
 What it leaves out: the reader model (one per run; notebook 07 shows how to switch) and chunking (notebook 02).
 """
 
@@ -261,21 +255,16 @@ def run_ablation(
     ids = faithfulness_sample(questions, budget["faithfulness_per_row"], settings.seed)
     judged_rows = [r.name for r in rungs if r.retriever is not None]
     judged_rows = judged_rows[-1:] if budget["faithfulness_rows"] == "last" else judged_rows
-    frames, runs = [], {}
+    runs = {}
     for rung in rungs:
         rows = run_rung(pipeline, rung, questions, progress)
-        if rung.name in judged_rows:
-            rows["faithfulness"] = judge_faithfulness(rows, questions, judge, ids)
-        else:
-            rows["faithfulness"] = np.nan
+        judged = rung.name in judged_rows
+        rows["faithfulness"] = judge_faithfulness(rows, questions, judge, ids) if judged else np.nan
         runs[rung.name] = rows
-        frames.append(rows)
-    notes = [
-        *notes,
-        f"faithfulness judged by {judge.name} on {len(ids)} seeded question(s) in: {', '.join(judged_rows)}",
-    ]
+    judged_note = f"faithfulness judged by {judge.name} on {len(ids)} seeded question(s) in: {', '.join(judged_rows)}"
+    notes = [*notes, judged_note]
     builds_on = {r.name: r.builds_on for r in rungs if r.builds_on}
-    return AblationResult(pd.concat(frames, ignore_index=True), summarize(runs), judge.name, list(notes), builds_on)
+    return AblationResult(pd.concat(runs.values(), ignore_index=True), summarize(runs), judge.name, notes, builds_on)
 
 
 def rubric_rows(result: AblationResult, questions: Sequence[Question], n: int, seed: int = 0) -> list[dict[str, str]]:
@@ -299,9 +288,8 @@ def answer_relevancy_table(
     last = result.per_question[result.per_question.configuration == result.configurations[-1]]
     rows = []
     for row in last[last.id.isin(ids) & (last.status == "answered")].itertuples():
-        text = strip_citations(str(row.answer))
-        relevancy = judge.answer_relevancy(by_id[row.id].question, text)
-        question = by_id[row.id]
+        text, question = strip_citations(str(row.answer)), by_id[row.id]
+        relevancy = judge.answer_relevancy(question.question, text)
         rows.append({"id": row.id, "question": question.question, "answer": text, "reference": question.answer,
                      "faithfulness": row.faithfulness, "answer relevancy": relevancy, "judge": judge.name})  # fmt: skip
     return pd.DataFrame(rows)

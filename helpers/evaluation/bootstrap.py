@@ -1,13 +1,8 @@
 """Paired bootstrap significance: is system B really better than system A on these questions?
 
-Both systems answered the same questions, so compare them question by question (paired):
-1. d_i = score_B(i) - score_A(i) for every question i; the observed improvement is mean(d);
-2. draw n question indices with replacement, 10,000 times (seeded), and take mean(d) of each draw;
-3. the 95 % confidence interval is the 2.5th and 97.5th percentile of those means;
-4. p (one-sided, the CMU/LTI system's method) = share of draws whose mean difference is <= 0, i.e. how often the
-   claimed improvement vanishes when the question set is redrawn; the two-sided p doubles the smaller tail.
-Steps 1–2 are the slot "bootstrap" (`resampled_mean_differences`; a student's function replaces it through
-`helpers.mechanisms.use`); `paired_bootstrap` drops the pairs with a missing score and reads 3–4 off its output.
+d_i = score_B(i) - score_A(i); redraw the questions with replacement 10,000 times (seeded, the "bootstrap" slot
+`resampled_mean_differences`) and take mean(d) of each draw. The 95 % interval is their 2.5th–97.5th percentile;
+p (one-sided) is the share of draws whose mean is <= 0, the two-sided p doubles the smaller tail.
 What it leaves out: corrections for many comparisons (an ablation table makes several) and non-mean metrics.
 """
 

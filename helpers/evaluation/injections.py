@@ -1,12 +1,8 @@
 """The indirect-injection suite asked of the reader: does an attack planted in a document take over the answer?
 
-What it does: `attack_answers()` plants the suite's attacked documents (`helpers.corpus.attacks.plant_attacks`) in a
-folder, ingests it into a collection of its own in a scratch Qdrant folder, and asks each attack's question once per
-passage guard ("off", "fence", "drop") through `RAGPipeline.ask`; an answer that holds any attack's payload was
-taken over (`bench/injections.py` counts them per split and guard). What it leaves out: the rules' side (flags on
-the suite and on ordinary documents, `helpers.lab.guard`), which needs no model.
-
-    >>> answers = attack_answers(document_attacks("dev")[:2], settings, ("off", "drop"))  # doctest: +SKIP
+`attack_answers()` plants the attacked documents in a scratch collection and asks each attack's question once
+per passage guard; an answer holding any attack's payload was taken over (`bench/injections.py` counts them).
+What it leaves out: the rules' side (flags on the suite and on ordinary documents, `helpers.lab.guard`).
 """
 
 from __future__ import annotations

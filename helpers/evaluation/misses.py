@@ -1,25 +1,15 @@
-"""Where an answer is lost between the documents and the reader's prompt: one stage per question.
+"""Where an answer is lost between the documents and the reader's prompt: one stage per question (`STAGES`).
 
-Answer in context says how often the reader gets the answer; this says, for each question it does not, where the
-answer stopped. The stages, from the prompt back to the documents:
-
-- "in context": a passage the reader gets holds the reference answer;
-- "cut by the budget": one of the top-k hits holds it, but that hit did not fit the context budget whole;
-- "below the top k": a hit further down the first `depth` holds it (the ranking put it too low; rarely, a hit
-  ranked within k that the near-copy step keeps only when more hits are fetched);
-- "beyond the depth": a stored chunk holds it, the retriever ranks it below the first `depth`;
-- "in no chunk": no chunk holds it word for word: the answer is composed (a sum, a comparison), worded
-  otherwise in the documents, or split across two chunks.
-
-The first three together are what a perfect reranker of the first `depth` hits could put in front of the reader
-at the same budget (`reranker_ceiling`); "in no chunk" is out of reach of any ranking.
+"in context" (a passage the reader gets holds the answer), "cut by the budget" (a top-k hit holds it but did
+not fit), "below the top k" (a hit within the first `depth` holds it), "beyond the depth" (a stored chunk
+holds it), "in no chunk" (no chunk holds it word for word). The first three are what a perfect reranker of the
+first `depth` hits could put in front of the reader (`reranker_ceiling`).
 
     >>> frame = pd.DataFrame({"stage": ["in context", "below the top k", "in no chunk", "in context"]})
     >>> stage_shares(frame).to_dict()["in context"], reranker_ceiling(frame)
     (0.5, 0.75)
 
-What it leaves out: the answer is found by string match (`contains_answer`), so a paraphrased passage counts as a
-miss, and a number that appears in two rows counts wherever it appears.
+What it leaves out: paraphrased answers (found by string match, `contains_answer`, a paraphrase counts as a miss).
 """
 
 from __future__ import annotations
@@ -52,18 +42,13 @@ class Loss:
     rank: int | None
 
 
-def answer_rank(hits: Sequence[Hit], question: Question) -> int | None:
-    """The 1-based rank of the first hit that holds a reference answer, None when none does."""
-    return next(iter(holding_answer(hits, question)), None)
-
-
 def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit], depth: int = DEPTH) -> Loss:
     """The stage at which the configured pipeline loses this question's answer (`STAGES`), `chunks` all it stores."""
     from helpers.evaluation.two_corpora import reader_passages
 
     settings = pipeline.settings
     ranked = pipeline.search(question.question, max(depth, settings.retrieval.top_k))
-    rank = answer_rank(ranked, question)
+    rank = next(iter(holding_answer(ranked, question)), None)  # of the first hit holding the answer
     top_k = pipeline.search(question.question, settings.retrieval.top_k)  # what the prompt is built from
     if holding_answer(reader_passages(pipeline, question.question, top_k), question):
         stage = "in context"

@@ -1,17 +1,10 @@
 """ragas on the kit's answers: its non-LLM metrics always, LLM-judged faithfulness with the configured judge.
 
-- Non-LLM (`non_llm_scores`, microseconds): ExactMatch, NonLLMStringSimilarity, BleuScore, RougeScore, CHRF
-  of the answer against the reference, and NonLLMContextRecall of the retrieved chunks against the gold
-  evidence quotes (fuzzy string matching, no model).
-- LLM-judged (`Judge.faithfulness`, one slow LLM call per answer on a CPU): does every statement of the
-  answer follow from the retrieved context? `Judge.answer_relevancy` is there too, with the caveat notebook 08
-  shows: a small local judge can score a right answer as irrelevant, so read it as a demonstration, not a number.
-The judge is reached the same way in both cases: ragas' `llm_factory` over openai's `AsyncOpenAI`, pointed
-at `OPENAI_BASE_URL` when it is set, otherwise at the kit's own GGUF served by `llama_cpp.server` on
-127.0.0.1 (`helpers.llm.server.LlamaServer`: a subprocess on a free port, started on the first cache miss, stopped
-by `close()`, at exit, or — on Linux — by the kernel when this process dies).
-Every judgement is stored on disk keyed by the judge's name + metric + question, answer and contexts, so a
-re-run judges nothing and never starts the server. What it leaves out: ragas' `evaluate()` batch runner.
+`non_llm_scores`: ragas' string metrics against the reference and non-LLM context recall against the evidence.
+`Judge.faithfulness` (one slow LLM call per answer) and `Judge.answer_relevancy` (unreliable with a small local
+judge, notebook 08) go through ragas' `llm_factory` over `AsyncOpenAI`: at `OPENAI_BASE_URL` when set, else at
+the kit's GGUF served by `LlamaServer` on 127.0.0.1, started on the first cache miss. Every judgement is cached
+on disk, so a re-run judges nothing. What it leaves out: ragas' `evaluate()` batch runner.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Export an evaluation: a dated Markdown and HTML report, and a CSV of every per-question result.
 
-The report says when and where it was measured (CPU count, RAM, Python, platform, the answering model, the
-embedder, the judge, the profile and how many questions), then shows the ablation table with its p-values,
-the bootstrap details, ragas scores (the judge named beside them), the rubric judge and the notes of the run.
-`run_full_evaluation` is what `python -m helpers report` runs: the whole `test` split, written to `reports/`.
+The report says what it was measured on and with, then shows the ablation table, bootstrap details, ragas and
+rubric scores (the judge named) and the run's notes; `run_full_evaluation` is `python -m helpers report`.
 What it leaves out: plots in the files (the notebook draws them) and comparing two reports.
 """
 
