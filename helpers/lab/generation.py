@@ -1,10 +1,7 @@
 """The configurations notebook 07 compares, run over the gold questions one configuration at a time.
 
-Closed book vs RAG; in short-answer mode (for EM/F1) with no examples, the two fixed worked examples, or
-the refusal example plus the two most similar dev questions; and the app's default (sentence mode, fixed
-examples) for refusals and citations. One configuration runs over all questions before the next, so
-llama.cpp keeps its shared prompt prefix in the KV cache; answers are cached on disk, so a re-run is
-instant. The `ci` profile uses a seeded, stratified subset sized for a 4-minute notebook.
+Closed book vs RAG, in short-answer mode with no, fixed or similar worked examples, and the app's default
+(sentence mode); one configuration after the other keeps llama.cpp's shared prompt prefix in its KV cache.
 What it leaves out: other retrievers and rerankers (notebooks 05, 06); it answers with the configured reader.
 """
 
@@ -30,6 +27,7 @@ class Asks(Protocol):
     """What the comparison needs of a pipeline (a `RAGPipeline`): `ask`. Passed in, never imported."""
 
     def ask(self, question: str, k: int | None = None, **options: Any) -> Answer: ...
+
 
 CI_PER_CATEGORY = 1  # 10 categories → 10 questions per configuration in the ci profile
 

@@ -1,18 +1,10 @@
 """Measuring the input guard both ways: false rejections on benign questions, catches on injection attempts.
 
-What it does: `benign_sets()` gathers every benign question the kit has (the gold set without its injections,
-the scanned-page and routing questions, the generated set, the BYOD example, the real-document dev split when
-it exists, and `guard_benign.jsonl`, written to quote words like "ignore", "system", "rules", "students'
-grades"); `injection_sets()` the gold injections (dev and test apart: the rules were tuned on dev and the new
-file, never on test) and `guard_injections.jsonl`. `guard_rates()` is the table the test and notebook 07
-print; `OLD_RULES` are the guard's earlier single-word patterns (docs/decisions.md), so `old_false_rejections()`
-can show what they blocked.
-
-Documents, the other way in: on the indirect-injection suite (`helpers.corpus.attacks`: dev and test apart,
-`PASSAGE_RULES` were tuned on dev only), `passage_flags()` counts what the passage rules flag (the planted files,
-`document_benign.jsonl`, a corpus's chunks); `helpers.evaluation.injections` asks the reader each attacked
-document's question with the guard off and on. What it leaves out: the LLM's own resistance to an injection that
-gets through (notebook 07, exercise 5).
+`benign_sets()` gathers every benign question the kit has, `injection_sets()` the injection attempts (gold dev
+and the new file tuned on, gold test held out), `guard_rates()` tables both, and `old_false_rejections()` shows
+what the earlier single-word patterns (`OLD_RULES`) blocked. For documents, `passage_flags()` and `flag_rates()`
+count what the passage rules flag on the indirect-injection suite and on ordinary passages.
+What it leaves out: the LLM's own resistance to an injection that gets through (notebook 07, exercise 5).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Measure rerankers and query rewriting on the gold questions (what notebook 06 shows).
 
-A *system* here is any function from a gold `Question` to a ranked list of hits: a plain retriever, a
-retriever + reranker, multi-query, a follow-up rewrite in front. `measure` runs each one over the same
-questions, scores the rankings with `helpers.evaluation.evaluate_retrieval` (recall@5, MRR, hit@1) and times
-each call end to end, so "added latency" is simply a system's median minus the baseline's.
+A *system* is any function from a `Question` to ranked hits; `measure` scores each over the same questions
+and times every call, so "added latency" is a system's median minus the baseline's.
 What it leaves out: answer quality (notebooks 07–08) and significance tests (notebook 08).
 """
 
