@@ -1,13 +1,8 @@
 """The app without widgets: question + knobs + chat history in, a `Turn` out (answer, hits, or a message).
 
-`AppEngine.ask` runs the path every notebook built, with one rule on top: nothing raises into the
-student's face. Each way a question can go wrong ends as a `Turn` whose `status` names it and whose
-`message` says what to do: an empty question, a template that cannot be filled, a guarded injection, no
-passage above "drop passages below cosine", a best passage below "refuse below cosine", an endpoint that does
-not answer, any other kit error. The chunking knob picks the collection searched (`chunking_knob.py`).
-`warm_up` loads the embedder, the BM25 index and the LLM (and runs the fixed prompt prefix through it, so
-llama.cpp serves it from its KV cache); the app calls it in a background thread when it opens, and `ask` waits
-for it instead of loading anything twice.
+`AppEngine.ask` runs the path every notebook built, and nothing raises into the student's face: each way a
+question can go wrong ends as a `Turn` whose `status` names it and whose `message` says what to do. `warm_up`
+loads the models in a background thread when the app opens; `ask` waits for it instead of loading twice.
 What it leaves out: widgets (`widgets.py`) and tables (`views.py`).
 """
 
@@ -98,10 +93,7 @@ class AppEngine:
 
     def warm_up(self, knobs: Knobs | None = None, step: Callable[[str], None] = lambda _: None) -> None:
         """Load everything the first question needs; sets `ready` even when a step fails (the error is kept).
-
-        The language model loads in a second thread while this one imports torch and reads the index:
-        on 2 cores the two overlap well (one is mostly imports and I/O, the other matrix maths).
-        """
+        The language model loads in a second thread while this one imports torch and reads the index."""
         knobs = knobs or Knobs.from_settings(self.settings)
         llm_thread = threading.Thread(target=self._guarded, args=(self._prime_llm, knobs.model), daemon=True)
         llm_thread.start()
@@ -144,10 +136,8 @@ class AppEngine:
         on_token: Callable[[str], None] | None = None,
         on_step: Callable[[str], None] = lambda _: None,
     ) -> Turn:
-        """Guard, rewrite the follow-up, retrieve under the knobs, answer with citations — or say why not.
-
-        `on_token` receives the streamed answer, `on_step` what takes a while (indexing another chunking).
-        """
+        """Guard, rewrite the follow-up, retrieve under the knobs, answer with citations — or say why not;
+        `on_token` receives the streamed answer, `on_step` what takes a while (indexing another chunking)."""
         start = time.perf_counter()
         question = question.strip()
         # 1. the cheap checks first: an empty question, a template that cannot be filled, an injection

@@ -1,14 +1,8 @@
 """The app's knobs: one frozen `Knobs` value, and the `KnobPanel` of widgets that produces it.
 
-`Knobs` is plain data (k, retriever, hybrid weight, the two cosine floors, rerank, multi-query, metadata
-filter, model, answer mode, chunking strategy, prompt template, and whose functions run the slots: yours from
-my_rag.py, or the kit's own), so the engine and the tests never touch a widget. The two floors are named apart:
-`drop_below` drops passages whose dense (cosine) similarity is below it before the prompt is built;
-`refuse_below` refuses without asking the model when the best passage is below it.
-`KnobPanel` lays the widgets out, each with a stable CSS class (`kit-knob-k`, `kit-knob-threshold` for "drop
-passages below cosine", `kit-knob-refuse`, `kit-knob-chunking`, `kit-template` …) for the browser test, reads
-them back (`value`) and sets them (`set`; the `kit-knob-defaults` button sets the defaults it was made with); the
-app has two of them, A and B.
+`Knobs` is plain data, so the engine and the tests never touch a widget; `drop_below` drops passages whose
+cosine is below it, `refuse_below` refuses without asking the model when the best passage is below it.
+`KnobPanel` gives each widget a stable CSS class (`kit-knob-<name>`) for the browser test.
 What it leaves out: saving knob settings between sessions (the defaults come from `Settings`).
 """
 
@@ -145,10 +139,8 @@ class KnobPanel:
         return Knobs(**{**values, "doc_type": values["doc_type"] or ANY, "term": values["term"] or ANY})
 
     def set(self, knobs: Knobs) -> None:
-        """Turn every widget to the value `knobs` holds (a filter value the index lacks becomes "(any)").
-
-        A value a widget does not offer (`chunking="fixed"`) is said in one line and the widget keeps its own.
-        """
+        """Turn every widget to the value `knobs` holds (a filter value the index lacks becomes "(any)"); a value a
+        widget does not offer (`chunking="fixed"`) is said in one line and the widget keeps its own."""
         for f in fields(Knobs):
             widget, value = getattr(self, f.name), getattr(knobs, f.name)
             unknown_facet = f.name in ("doc_type", "term") and value not in widget.options

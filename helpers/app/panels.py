@@ -1,10 +1,5 @@
-"""The app's two lab-bench panels: A/B (a second set of knobs) and the gold-question picker.
-
-`ABPanel` holds knobs B (a `KnobPanel` inside `kit-ab-knobs`), the buttons "Compare A and B" (`kit-ab-run`)
-and "B = A" (`kit-ab-copy`), and the result (`kit-ab-result`: `kit-ab-changes`, `kit-ab-answer-a`/`-b`,
-`kit-ab-same`, `kit-ab-summary`, the table `kit-ab-sources`). `GoldPanel` holds the dropdown of gold questions
-(`kit-gold-question`) and the report (`kit-gold-result`). Choosing a question types it into the question box;
-while the box holds it, every answer and every A/B is scored against its reference.
+"""The app's two lab-bench panels: A/B (a second set of knobs, `kit-ab-…`) and the gold-question picker
+(`kit-gold-…`); while the question box holds a chosen gold question, every answer is scored against it.
 What it leaves out: the wiring to the engine (`widgets.ChatApp`) and the HTML (`side_by_side`, `gold_mode`).
 """
 

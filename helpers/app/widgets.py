@@ -1,12 +1,8 @@
-"""The ipywidgets app: question box, chat, knobs, streamed answer, sources, prompt, and the lab bench: A/B
-(a second set of knobs: both answers, their sources diffed) and gold questions (reference, evidence, F1).
+"""The ipywidgets app: question box, chat, knobs, streamed answer, sources, prompt, A/B and gold questions.
 
-`ChatApp` only lays widgets out and moves values between them and an `AppEngine`; every decision lives in the
-engine, every table in `views.py`, `side_by_side.py` and `gold_mode.py`. Each widget has a stable CSS class
-(`kit-question`, `kit-ask`, `kit-answer`, `kit-sources`, `kit-floors`, `kit-prompt`, `kit-history`, `kit-status`;
-`panels.py`'s `kit-ab-…` and `kit-gold-…`) for the browser test. `open_app()` is the one call a notebook makes:
-it builds an empty index first (progress bar), shows the app, and loads the models in the background. From code,
-`app.ask`, `app.compare` and `app.ask_gold` do what the buttons do and return what the app shows.
+`ChatApp` only lays widgets out (each with a stable CSS class for the browser test) and moves values between them
+and an `AppEngine`. `open_app()` is the one call a notebook makes; `app.ask`, `app.compare` and `app.ask_gold`
+do what the buttons do and return what the app shows.
 What it leaves out: several users at once (one kernel, one app) and cancelling an answer mid-stream.
 """
 
@@ -180,10 +176,8 @@ class ChatApp:
 def open_app(
     settings: Settings | None = None, engine: AppEngine | None = None, questions: Sequence[Question] | None = None
 ) -> ChatApp | None:
-    """Show the app over the ready index (built here, with a progress bar, if empty); models load in the background.
-
-    `questions` fill the gold mode (default: the gold `dev` split on the course documents, none on a folder).
-    """
+    """Show the app over the ready index (built here if empty); models load in the background. `questions` fill
+    the gold mode (default: the gold `dev` split on the course documents, none on a folder)."""
     engine = engine or AppEngine(settings=settings)
     try:
         if engine.pipeline.store.count() == 0:
