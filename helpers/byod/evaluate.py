@@ -1,12 +1,8 @@
 """Evaluate your folder with your questions: closed book, dense, hybrid and the best reranked configuration.
 
-For each configuration and question: the short answer's EM and F1 against the reference answers (SQuAD
-normalisation, the best over the `;` alternatives), and answer-in-top-k — whether any retrieved chunk holds
-a reference answer, the stand-in for evidence your questions do not give. One configuration runs over all
-questions before the next, so llama.cpp serves the shared prompt prefix from its KV cache, and answers are
-cached on disk, so a re-run is quick. The reranker is the configured one (settings.rerank.reranker), else MaxSim late
-interaction over the hybrid top-N (no training); `BYODEvaluation.reranker_note` says which.
-The `ci` profile evaluates a fixed, seeded subset with a shallow rerank, sized for a 4-minute notebook.
+Per configuration and question: the short answer's EM and F1 against the reference answers, and answer-in-top-k
+(whether a retrieved chunk holds a reference answer, the stand-in for evidence your questions do not give).
+The `ci` profile evaluates a seeded subset with a shallow rerank.
 What it leaves out: retrieval metrics that need evidence documents (hit@k, MRR: notebook 05), LLM judges.
 """
 
@@ -109,11 +105,8 @@ def evaluate_questions(
     progress: bool = True,
     configs: Sequence[str] = DEFAULT_CONFIGS,
 ) -> BYODEvaluation:
-    """Answer every question in the chosen configurations (`CONFIGS`) and score each answer (module docstring).
-
-    closed_book: no retrieval; dense, hybrid: those retrievers alone; default: the pipeline's configured
-    retriever (reranked if the settings say so); rerank: hybrid + the best reranker the kit has (slow).
-    """
+    """Answer every question in the chosen configurations (`CONFIGS`; "default" is the pipeline's configured
+    retriever, "rerank" hybrid + `choose_reranker`'s) and score each answer."""
     settings = pipeline.settings
     unknown = [name for name in configs if name not in CONFIGS]
     if unknown or not configs:

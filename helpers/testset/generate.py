@@ -1,16 +1,9 @@
-"""Question–answer pairs written by the local LLM from corpus chunks (the CMU/LTI system builds its test set this way).
+"""Question–answer pairs written by the local LLM from corpus chunks.
 
-What it does: `corpus_chunks(folder)` parses and chunks a folder as the kit ingests it; `sample_chunks` picks
-n of them (seeded, long enough to ask about, spread over as many documents as possible); `QAWriter` asks the
-LLM for one {"question", "answer"} JSON object per chunk — the schema is a grammar for llama.cpp, the reply is
-validated with pydantic, and every reply is cached on disk keyed by model + prompt, so a re-run asks nothing.
-Two ways to ask (`QAWriter(style=...)`):
-  "free"          the model picks the answer and writes the question — a 0.5B model mostly writes "What is the
-                  purpose of …?" with an answer in its own words, which the grounding filter then rejects;
-  "answer_first"  the kit picks the answer span first (a money amount, date, time, number with its unit, course
-                  code or room; `answer_candidates`) and the model only writes a question for it — grounded by
-                  construction (answer-aware question generation); a chunk without such a span falls back to
-                  "free". The default, because far more of its pairs pass the filters (notebook 11, docs/decisions.md).
+`corpus_chunks` parses and chunks a folder as the kit ingests it, `sample_chunks` picks n of them across
+documents, and `QAWriter` asks the LLM for one JSON pair per chunk (validated, every reply cached on disk).
+Style "answer_first" (the default: far more pairs pass the filters) picks the answer span first
+(`answer_candidates`) and asks only for a question; "free" lets the model pick the answer too.
 What it leaves out: judging the pairs (quality.py does that) and several questions per chunk.
 """
 

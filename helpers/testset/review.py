@@ -1,9 +1,5 @@
 """A small review widget: one generated pair at a time, accept / edit / reject, save the accepted ones as JSONL.
-
-`Review(pairs)` keeps the decisions; `.widget()` shows them in ipywidgets (question and answer are editable
-text boxes, the chunk is shown below so the reviewer can check the answer); `.save(path)` writes the accepted
-pairs — with the edits — in the JSONL format `python -m helpers eval` reads. The same methods (`accept`,
-`reject`) work without a screen, which is how the notebook's CI run and the tests drive it.
+The same methods (`accept`, `reject`, `save`) work without a screen, which is how the CI run and the tests drive it.
 What it leaves out: several reviewers and their agreement (agreement.py compares with a second LLM pass).
 """
 
