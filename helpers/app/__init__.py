@@ -13,7 +13,7 @@ from helpers.app.engine import EMPTY, AppEngine, Turn
 from helpers.app.gold_mode import GoldReport, evidence_reached, gold_report
 from helpers.app.knobs import ANY, KnobPanel, Knobs
 from helpers.app.prompt_template import template_problem
-from helpers.app.search import PipelineDense, SearchBuilder, SimilarityFloor, standalone_query
+from helpers.app.search import SearchBuilder, SimilarityFloor, standalone_query
 from helpers.app.side_by_side import SideBySide, compare, source_diff
 from helpers.app.views import answer_html, floors_html, message_html, prompt_html, sources_frame, sources_html
 from helpers.app.widgets import ChatApp, open_app
@@ -27,7 +27,6 @@ __all__ = [
     "GoldReport",
     "KnobPanel",
     "Knobs",
-    "PipelineDense",
     "SearchBuilder",
     "SideBySide",
     "SimilarityFloor",

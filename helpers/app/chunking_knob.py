@@ -1,9 +1,6 @@
-"""The chunking strategy as a knob: each strategy searches its own collection, indexed the first time it is chosen.
-
-Another strategy opens `<base>_by_<strategy>` ("course_by_fixed_tokens") and, when it is empty, indexes the same
-folder into it, sharing the app's embedder, store connection and model; the status line says how long it takes.
-What it leaves out: a strategy's own sizes (each runs at its defaults) and removing the extra collections
-(`helpers.store.drop_collection(name, settings)`).
+"""The chunking strategy as a knob: each strategy searches its own collection (`<base>_by_<strategy>`), indexed
+the first time it is chosen with the app's embedder, store connection and model.
+What it leaves out: a strategy's own sizes (each runs at its defaults) and removing the extra collections.
 """
 
 from __future__ import annotations

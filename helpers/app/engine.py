@@ -1,8 +1,5 @@
-"""The app without widgets: question + knobs + chat history in, a `Turn` out (answer, hits, or a message).
-
-`AppEngine.ask` runs the path every notebook built, and nothing raises into the student's face: each way a
-question can go wrong ends as a `Turn` whose `status` names it and whose `message` says what to do. `warm_up`
-loads the models in a background thread when the app opens; `ask` waits for it instead of loading twice.
+"""The app without widgets: question + knobs + chat history in, a `Turn` out (answer, hits, or a message whose
+`status` names what went wrong: nothing raises into the student's face); models warm up in the background.
 What it leaves out: widgets (`widgets.py`) and tables (`views.py`).
 """
 
@@ -19,13 +16,7 @@ from helpers.app.prompt_template import template_problem
 from helpers.app.search import SearchBuilder, standalone_query
 from helpers.app.views import no_hits_message, refusal_message
 from helpers.config import Settings
-from helpers.generation import (
-    REJECTION,
-    Answer,
-    TokenBudget,
-    build_messages,
-    worked_examples,
-)
+from helpers.generation import REJECTION, Answer, TokenBudget, build_messages, worked_examples
 from helpers.llm import LLM, LLMError, make_llm
 from helpers.mechanisms import in_use, kits_own, load_mine
 from helpers.pipeline import RAGPipeline

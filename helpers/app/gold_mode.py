@@ -1,8 +1,5 @@
-"""The gold-question mode: a question whose answer is known, asked in the app, with what went right or wrong.
-
-Beside the answer: the reference answer, whether the evidence reached the reader (the passages in the prompt
-holding a reference answer, or the retrieved hits holding it that never got there, and the passages supporting
-each evidence quote) and the answer's SQuAD EM and F1 (a question without an answer is right when refused).
+"""The gold-question mode: a question whose answer is known, asked in the app: the reference, whether the evidence
+reached the reader (or where it stopped), and the answer's SQuAD EM and F1 (or the expected refusal).
 What it leaves out: averages over many questions (notebook 08 and `helpers.byod.evaluate_questions` do that).
 """
 

@@ -1,8 +1,5 @@
-"""The app's knobs: one frozen `Knobs` value, and the `KnobPanel` of widgets that produces it.
-
-`Knobs` is plain data, so the engine and the tests never touch a widget; `drop_below` drops passages whose
-cosine is below it, `refuse_below` refuses without asking the model when the best passage is below it.
-`KnobPanel` gives each widget a stable CSS class (`kit-knob-<name>`) for the browser test.
+"""The app's knobs: one frozen `Knobs` value (plain data: the engine and the tests never touch a widget), and the
+`KnobPanel` of widgets that produces it, each with a stable CSS class (`kit-knob-<name>`) for the browser test.
 What it leaves out: saving knob settings between sessions (the defaults come from `Settings`).
 """
 

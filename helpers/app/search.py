@@ -4,7 +4,7 @@
                                  →  SimilarityFloor (the knob "drop passages below cosine")
 
 The floor is on the dense score: a fused or RRF score is rescaled per query, so only cosine similarity can say
-"nothing here is close". Without `helpers.retrieval` the app falls back to dense search through the pipeline.
+"nothing here is close".
 What it leaves out: choosing the retriever by measurement (notebook 05 does that; the app uses the knobs).
 """
 
@@ -18,17 +18,6 @@ from helpers.pipeline import RAGPipeline
 from helpers.types import Hit
 
 Filters = dict[str, object]
-
-
-class PipelineDense:
-    """Dense search through `RAGPipeline` (the fallback when `helpers.retrieval` is not importable)."""
-
-    def __init__(self, pipeline: RAGPipeline) -> None:
-        self.pipeline = pipeline
-
-    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
-        """Top-k chunks by cosine similarity, filtered on metadata."""
-        return self.pipeline.store.search(self.pipeline.embedder.embed_query(query), k, filters=filters)
 
 
 class SimilarityFloor:
@@ -80,23 +69,14 @@ class SearchBuilder:
     def reranker(self) -> Any:
         """The reranker the rerank knob uses (loaded once): the configured one, else MaxSim (no training, quick)."""
         if self._reranker is None:
-            from helpers.rerank import make_reranker
-
-            settings = self.pipeline.settings
-            name = settings.rerank.reranker if settings.rerank.reranker != "none" else "maxsim"
-            self._reranker = make_reranker(name, settings, llm=lambda: self.pipeline.llm)
+            name = self.pipeline.settings.rerank.reranker
+            self._reranker = self.pipeline.make_reranker(name if name != "none" else "maxsim")
         return self._reranker
 
     def base(self, knobs: Knobs) -> Any:
-        """The first-stage retriever: the kit's by name, or dense through the pipeline."""
-        try:
-            from helpers.retrieval import make_retriever
-        except ImportError:
-            return PipelineDense(self.pipeline)
+        """The first-stage retriever by name, sharing the one BM25 index."""
         sides = {} if knobs.retriever == "dense" or self.keywords_in_store() else {"bm25": self.bm25()}
-        p = self.pipeline
-        params = {"alpha": knobs.alpha, "threshold": 0.0, **sides}
-        return make_retriever(knobs.retriever, p.store, p.embedder, p.settings.retrieval, **params)
+        return self.pipeline.make_retriever(knobs.retriever, alpha=knobs.alpha, threshold=0.0, **sides)
 
     def build(self, knobs: Knobs) -> Any:
         """The whole retriever for these knobs."""
@@ -125,11 +105,9 @@ def standalone_query(pipeline: RAGPipeline, history: Sequence[dict[str, str]], q
     method = pipeline.settings.query.followup_rewrite
     if not history or method == "none":
         return question
-    try:
-        from helpers.llm.cache import CachedCompleter
-        from helpers.query import keyword_rewrite, llm_rewrite
-    except ImportError:
-        return question
+    from helpers.llm.cache import CachedCompleter
+    from helpers.query import keyword_rewrite, llm_rewrite
+
     if method == "llm":
         return llm_rewrite(CachedCompleter.from_pipeline(pipeline), history, question)
     return keyword_rewrite(history, question)

@@ -1,8 +1,5 @@
-"""A/B: one question under two sets of knobs, side by side, with what differs marked.
-
-`compare(engine, question, a, b)` asks the one engine twice and returns a `SideBySide`: both turns, the knobs
-that differ, whether the answers are the same text, and `diff`: every passage either side retrieved with its
-rank in A and in B (matched by chunk id, or by document when A and B chunk differently).
+"""A/B: one question under two sets of knobs, side by side: both answers, the knobs that differ, and every passage
+either side retrieved with its rank in A and in B (matched by chunk, or by document when A and B chunk apart).
 What it leaves out: more than two settings at once (notebook 08's ablation does that over many questions).
 """
 

@@ -12,14 +12,7 @@ import pandas as pd
 
 from helpers.app.knobs import Knobs
 from helpers.chunking import count_tokens
-from helpers.generation import (
-    Answer,
-    TokenBudget,
-    best_similarity,
-    budget_table,
-    format_context,
-    hit_section,
-)
+from helpers.generation import Answer, TokenBudget, best_similarity, budget_table, format_context, hit_section
 from helpers.types import Hit
 
 STAGES = {"dense": "dense", "sparse": "BM25", "fused": "fused", "rerank": "rerank"}  # score key → column

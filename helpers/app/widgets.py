@@ -1,8 +1,5 @@
 """The ipywidgets app: question box, chat, knobs, streamed answer, sources, prompt, A/B and gold questions.
-
-`ChatApp` only lays widgets out (each with a stable CSS class for the browser test) and moves values between them
-and an `AppEngine`. `open_app()` is the one call a notebook makes; `app.ask`, `app.compare` and `app.ask_gold`
-do what the buttons do and return what the app shows.
+`ChatApp` only lays widgets out and moves values to and from an `AppEngine`; `open_app()` is what a notebook calls.
 What it leaves out: several users at once (one kernel, one app) and cancelling an answer mid-stream.
 """
 

@@ -1,8 +1,5 @@
-"""The capstone: your RAG on a folder it has never seen, its settings chosen on dev and reported once on test.
-
-A `Setting` is a retriever and how many chunks the reader gets. In order: `retrieval_rows` (every candidate on
-dev, no reader), `shortlist`, `reader_rows` (EM and F1 of the reader's answers), a choice from the dev rows alone
-(`reference_choice` is the kit's rule), then `reader_rows` on test and `report_on_test` (bootstrap intervals).
+"""The capstone: your RAG on a folder it has never seen, its `Setting` (a retriever and k) shortlisted by retrieval
+and chosen by the reader's F1 on dev alone, then reported once on test with bootstrap intervals.
 What it leaves out: reranking and the other knobs (the app compares them), and LLM judges.
 """
 

@@ -1,8 +1,5 @@
-"""Evaluate your folder with your questions: closed book, dense, hybrid and the best reranked configuration.
-
-Per configuration and question: the short answer's EM and F1 against the reference answers, and answer-in-top-k
-(whether a retrieved chunk holds a reference answer, the stand-in for evidence your questions do not give).
-The `ci` profile evaluates a seeded subset with a shallow rerank.
+"""Evaluate your folder with your questions: closed book, dense, hybrid and the best reranked configuration, each
+answer scored by EM, F1 and answer-in-top-k (a retrieved chunk holds a reference answer).
 What it leaves out: retrieval metrics that need evidence documents (hit@k, MRR: notebook 05), LLM judges.
 """
 

@@ -1,10 +1,6 @@
-"""Index any folder of documents with the kit's own pipeline, in a collection of its own.
-
-`ingest_folder(path)` runs `RAGPipeline.ingest` with a collection (and an embedded Qdrant folder) of the
-folder's own, named from its name and a hash of its path (`collection_name`), so two folders both called
-`docs` never share one; a re-run writes nothing, and the chunks of a file gone from the folder are removed.
-What it leaves out: watching the folder for changes (ingest it again), and following a moved or renamed folder
-(another path, another collection: drop the old one with `helpers.store.drop_collection(name, settings)`).
+"""Index any folder of documents with the kit's own pipeline, in a collection of its own, named from the folder's
+name and a hash of its path (`collection_name`); a re-run writes nothing and drops the chunks of removed files.
+What it leaves out: watching the folder for changes (ingest it again), and following a moved or renamed folder.
 """
 
 from __future__ import annotations

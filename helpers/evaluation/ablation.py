@@ -1,8 +1,5 @@
-"""The ablation ladder: add one retrieval step at a time and measure what it buys.
-
-closed book → dense → hybrid → + rerank → + multi-query → + follow-up rewriting, each row answering the same
-gold `test` questions in short-answer mode and scored per question (EM, F1, recall@5, ragas, faithfulness on a
-seeded sample, latency), so `significance` can run a paired bootstrap of each row against the one below.
+"""The ablation ladder: closed book → dense → hybrid → + rerank → + multi-query → + follow-up rewriting, each row
+answering the same gold questions, scored per question so `significance` can compare rows by paired bootstrap.
 What it leaves out: the reader model (one per run; notebook 07 shows how to switch) and chunking (notebook 02).
 """
 
@@ -176,11 +173,6 @@ class AblationResult:
         return table.loc[self.configurations]
 
 
-def _latency(answer: Answer, paraphrase_seconds: float) -> float:
-    """Retrieval as measured + the real model time of the answer and of any paraphrasing."""
-    return answer.timings.get("retrieve", 0.0) + answer.timings.get("generate", 0.0) + paraphrase_seconds
-
-
 def run_rung(pipeline: RAGPipeline, rung: Rung, questions: Sequence[Question], progress: bool = True) -> pd.DataFrame:
     """Answer and score every question in one configuration; one row per question."""
     kept: dict[str, tuple[Answer, float]] = {}
@@ -195,19 +187,20 @@ def run_rung(pipeline: RAGPipeline, rung: Rung, questions: Sequence[Question], p
         else:
             result = pipeline.ask(question.question, retriever=retriever, mode="short")
         extra = sum(rung.paraphraser.call_seconds[before:]) if rung.paraphraser else 0.0
-        kept[question.id] = (result, extra)
+        # the latency: retrieval as measured + the real model time of the answer and of any paraphrasing
+        kept[question.id] = (result, result.timings.get("retrieve", 0.0) + result.timings.get("generate", 0.0) + extra)
         return result
 
     rows = run_answers(questions, answer, desc=rung.name, progress=progress)
     extras = []
     for question in questions:
-        result, extra = kept[question.id]
+        result, latency = kept[question.id]
         text = strip_citations(result.text) if result.status == "answered" else ""
         squad = squad_scores(text, question.answers) if question.answer else {}
         contexts = [hit.text for hit in result.hits]
         ragas = non_llm_scores(text, question.answers, contexts, [e.quote for e in question.evidence]) if squad else {}
         extras.append({"precision": squad.get("precision", np.nan), "recall": squad.get("recall", np.nan),
-                       "latency": _latency(result, extra), "contexts": contexts, **ragas})  # fmt: skip
+                       "latency": latency, "contexts": contexts, **ragas})  # fmt: skip
     rows = pd.concat([rows, pd.DataFrame(extras)], axis=1)
     if rung.retriever is not None:
         start = time.perf_counter()

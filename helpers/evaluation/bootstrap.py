@@ -57,9 +57,7 @@ def paired_bootstrap(
     if len(diffs) == 0:
         nan = float("nan")
         return BootstrapResult(nan, nan, nan, nan, nan, 0)
-    # 1–2. resample question indices, with replacement, and average the differences of each resample (the slot)
     means = np.asarray(chosen("bootstrap", resampled_mean_differences)(a, b, resamples, seed), dtype=float)
-    # 3. the percentile interval; 4. how often the improvement is gone (<= 0), and the two-sided version
     low, high = np.percentile(means, [2.5, 97.5])
     p_le, p_ge = float(np.mean(means <= 0)), float(np.mean(means >= 0))
     return BootstrapResult(

@@ -1,8 +1,5 @@
-"""LLM-as-judge with a rubric: accuracy, completeness and relevance of an answer, each 1–5.
-
-The judge replies with one JSON object matching `RubricScore` (a grammar for llama.cpp, JSON mode for an
-endpoint); a reply that does not validate is retried once, then recorded as an error. Judgements are cached on
-disk keyed by the judge's name and the whole prompt; every score carries the judge's name.
+"""LLM-as-judge with a rubric: accuracy, completeness and relevance of an answer, each 1–5, as one JSON object
+(`RubricScore`, retried once when it does not validate); cached on disk, every score naming its judge.
 What it leaves out: agreement with human grades (a small local judge is lenient; read its scores as a demonstration).
 """
 

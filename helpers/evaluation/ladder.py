@@ -1,8 +1,5 @@
-"""The course's last picture: what each step bought, on the course's own documents and on real ones.
-
-closed book → naive (dense top-k) → the kit's defaults → + rerank (MaxSim) → + multi-query, run on a seeded
-sample of each corpus (`story_ladder`), tabled side by side (`story_table`) and drawn (`plot_story`);
-`bench/story.py` writes the results the README shows.
+"""The course's last picture: what each step bought (closed book → naive dense → the kit's defaults → + rerank →
++ multi-query), on the course's own documents and on real ones; `bench/story.py` writes the README's results.
 What it leaves out: LLM judges and significance (notebook 08's ablation does both).
 """
 

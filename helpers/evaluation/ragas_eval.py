@@ -1,18 +1,16 @@
 """ragas on the kit's answers: its non-LLM metrics always, LLM-judged faithfulness with the configured judge.
 
-`non_llm_scores`: ragas' string metrics against the reference and non-LLM context recall against the evidence.
-`Judge.faithfulness` (one slow LLM call per answer) and `Judge.answer_relevancy` (unreliable with a small local
-judge, notebook 08) go through ragas' `llm_factory` over `AsyncOpenAI`: at `OPENAI_BASE_URL` when set, else at
-the kit's GGUF served by `LlamaServer` on 127.0.0.1, started on the first cache miss. Every judgement is cached
-on disk, so a re-run judges nothing. What it leaves out: ragas' `evaluate()` batch runner.
+The judge is reached through ragas' `llm_factory` over `AsyncOpenAI`: at `OPENAI_BASE_URL` when set, else at the
+kit's GGUF served by `LlamaServer` on 127.0.0.1, started on the first cache miss; every judgement is cached.
+What it leaves out: ragas' `evaluate()` batch runner.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from helpers.config import Settings, get_settings
@@ -26,20 +24,8 @@ def run_sync(coroutine: Coroutine[Any, Any, Any]) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coroutine)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(coroutine)
-        except BaseException as error:  # handed back to the caller's thread
-            box["error"] = error
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    with ThreadPoolExecutor(max_workers=1) as pool:  # a thread of its own; its error is raised here
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def non_llm_scores(answer: str, references: Sequence[str], contexts: Sequence[str], evidence: Sequence[str]) -> dict:
@@ -100,7 +86,7 @@ class Judge:
                 self.server = LlamaServer(self.settings, threads=threads, log=log)
             base_url, key = self.server.base_url, "not-needed"
         client = AsyncOpenAI(base_url=base_url, api_key=key, timeout=self.settings.llm.request_timeout_s * 5)
-        return llm_factory(self.model, provider="openai", client=client, temperature=0.0), _KitEmbeddings(self.settings)
+        return llm_factory(self.model, provider="openai", client=client, temperature=0.0), _embeddings(self.settings)
 
     def _judge(self, metric: str, payload: dict[str, Any]) -> float:
         key = prompt_key(self.name, {"ragas-0.4": metric, **payload})
@@ -138,23 +124,21 @@ class Judge:
             self.server = None
 
 
-class _KitEmbeddings:
+def _embeddings(settings: Settings) -> Any:
     """The kit's embedder in the shape ragas' answer relevancy wants (built only when a judgement runs)."""
+    from ragas.embeddings.base import BaseRagasEmbedding
 
-    def __new__(cls, settings: Settings) -> Any:
-        from ragas.embeddings.base import BaseRagasEmbedding
+    from helpers.embedding import Embedder
 
-        from helpers.embedding import Embedder
+    class KitEmbedding(BaseRagasEmbedding):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embedder = Embedder(settings)
 
-        class KitEmbedding(BaseRagasEmbedding):
-            def __init__(self) -> None:
-                super().__init__()
-                self.embedder = Embedder(settings)
+        def embed_text(self, text: str, **kwargs: Any) -> list[float]:
+            return self.embedder.embed_texts([text])[0].tolist()
 
-            def embed_text(self, text: str, **kwargs: Any) -> list[float]:
-                return self.embedder.embed_texts([text])[0].tolist()
+        async def aembed_text(self, text: str, **kwargs: Any) -> list[float]:
+            return self.embed_text(text)
 
-            async def aembed_text(self, text: str, **kwargs: Any) -> list[float]:
-                return self.embed_text(text)
-
-        return KitEmbedding()
+    return KitEmbedding()

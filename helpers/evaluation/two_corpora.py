@@ -1,9 +1,6 @@
-"""Choosing defaults on two corpora: the course gold set and a set of real university documents.
-
-A default tuned on one corpus can lose on another, so every choice is scored on both: a `Corpus` is a folder
-and one split of its questions, `indexed` builds (or reuses) its index per chunking, `reader_passages` cuts hits
-to the reader's token budget, `side_by_side` tables the corpora and `pick_default` / `pick_by_questions` keep
-the set-up that loses on neither (the rule of docs/decisions.md); the rest reads `bench/realworld.py`'s results.
+"""Choosing defaults on two corpora, the course gold set and real university documents: a default tuned on one can
+lose on the other, so set-ups are indexed per corpus (`indexed`), tabled side by side and picked only when they
+lose on neither (`pick_default`, `pick_by_questions`); the rest reads `bench/realworld.py`'s results.
 What it leaves out: LLM judges (notebook 08) and the test splits' use for tuning — tune on `dev`, report `test`.
 """
 

@@ -1,8 +1,5 @@
-"""Measure chunking strategies side by side on the gold questions (what notebook 02 shows).
-
-Per strategy: chunk counts and lengths (cl100k tokens), the share of evidence quotes one chunk holds whole, and
-exact dense retrieval's recall@k, MRR and recall within a context budget (strategies compared at equal reading
-cost: at equal k, longer chunks simply bring more text).
+"""Measure chunking strategies side by side on the gold questions (what notebook 02 shows): chunk sizes, quotes
+held whole, and exact dense retrieval's recall@k, MRR and recall within a context budget (equal reading cost).
 What it leaves out: BM25, hybrid and reranking (notebooks 05–06) and any answer generation.
 """
 

@@ -1,8 +1,5 @@
-"""The ways the kit can run its packaged MiniLM (torch or ONNX Runtime, float32 or int8), and how fast each embeds.
-
-`time_embedders` embeds the same texts with each, uncached, after a warm-up, in alternating rounds (so a busy
-moment of a shared machine hits them all), keeping each one's fastest round; `compare_backends` puts the live
-numbers beside what `python -m bench.embedders` measured on the whole course.
+"""The ways the kit can run its packaged MiniLM (torch or ONNX Runtime, float32 or int8), and how fast each embeds:
+alternating uncached rounds after a warm-up, so a busy moment of a shared machine hits them all.
 What it leaves out: retrieval quality (that needs the evaluation stage: bench/embedders.py), OpenAI embeddings.
 """
 

@@ -35,9 +35,7 @@ CI_PER_CATEGORY = 1  # 10 categories → 10 questions per configuration in the c
 def profile_questions(questions: Sequence[Question], settings: Settings | None = None) -> list[Question]:
     """All questions in the `full` profile; a seeded, stratified subset in `ci`."""
     settings = settings or get_settings()
-    if settings.profile != "ci":
-        return list(questions)
-    return question_subset(questions, CI_PER_CATEGORY, seed=settings.seed)
+    return question_subset(questions, CI_PER_CATEGORY if settings.profile == "ci" else None, seed=settings.seed)
 
 
 def configurations(

@@ -1,9 +1,6 @@
-"""Measuring the input guard both ways: false rejections on benign questions, catches on injection attempts.
-
-`benign_sets()` gathers every benign question the kit has, `injection_sets()` the injection attempts (gold dev
-and the new file tuned on, gold test held out), `guard_rates()` tables both, and `old_false_rejections()` shows
-what the earlier single-word patterns (`OLD_RULES`) blocked. For documents, `passage_flags()` and `flag_rates()`
-count what the passage rules flag on the indirect-injection suite and on ordinary passages.
+"""Measuring the input guard both ways: false rejections on benign questions, catches on injection attempts
+(`guard_rates`; `OLD_RULES` are the earlier single-word patterns), and the passage rules on attacked documents
+and ordinary passages (`flag_rates`).
 What it leaves out: the LLM's own resistance to an injection that gets through (notebook 07, exercise 5).
 """
 
@@ -55,10 +52,8 @@ class Attempt:
 
 def realworld_dev() -> list[str]:
     """The real-document dev questions, or [] while that set does not exist yet."""
-    try:
-        from helpers.corpus.realworld import load_realworld
-    except ImportError:
-        return []
+    from helpers.corpus.realworld import load_realworld
+
     try:
         questions = load_realworld(split="dev")
     except (OSError, ValueError):  # the file not there yet, or not readable as gold questions
@@ -95,27 +90,23 @@ def injection_sets() -> dict[str, list[Attempt]]:
     return {"gold dev": gold("dev"), "guard_injections.jsonl": new, "gold test (held out)": gold("test")}
 
 
-def _benign_row(name: str, questions: Sequence[str], rules: Sequence[Rule] | None) -> dict:
-    """Counts for one benign set: how many the guard blocked, or cut a sentence of."""
-    verdicts = [check_input(q, rules) for q in questions]
+def _row(name: str, kind: str, verdicts: Sequence[Any]) -> dict:
+    """Counts for one set: how many the guard blocked, and flagged (blocked, or a sentence cut)."""
     flagged = sum(bool(v.blocked or v.removed) for v in verdicts)
-    return {"set": name, "kind": "benign", "questions": len(questions), "blocked": sum(v.blocked for v in verdicts),
-            "flagged": flagged, "rate": flagged / len(questions)}  # fmt: skip
+    return {"set": name, "kind": kind, "questions": len(verdicts), "blocked": sum(v.blocked for v in verdicts),
+            "flagged": flagged, "rate": flagged / len(verdicts)}  # fmt: skip
 
 
 def _injection_row(name: str, attempts: Sequence[Attempt], rules: Sequence[Rule] | None) -> dict:
     """Counts for one injection set: caught (blocked or the injected part cut), and mixed ones answered."""
     verdicts = [check_input(a.question, rules) for a in attempts]
-    caught = sum(bool(v.blocked or v.removed) for v in verdicts)
     kept = sum(not v.blocked and bool(v.removed) for a, v in zip(attempts, verdicts, strict=True) if a.kind == "mixed")
-    return {"set": name, "kind": "injection", "questions": len(attempts), "blocked": sum(v.blocked for v in verdicts),
-            "flagged": caught, "rate": caught / len(attempts),
-            "mixed answered": f"{kept}/{sum(a.kind == 'mixed' for a in attempts)}"}  # fmt: skip
+    return _row(name, "injection", verdicts) | {"mixed answered": f"{kept}/{sum(a.kind == 'mixed' for a in attempts)}"}
 
 
 def guard_rates(rules: Sequence[Rule] | None = None) -> pd.DataFrame:
     """One row per set: benign ones flagged (false rejections) and injections caught, with rates and totals."""
-    benign = [_benign_row(name, qs, rules) for name, qs in benign_sets().items()]
+    benign = [_row(name, "benign", [check_input(q, rules) for q in qs]) for name, qs in benign_sets().items()]
     injections = [_injection_row(name, attempts, rules) for name, attempts in injection_sets().items()]
     rows = [*benign, _total("all benign", benign), *injections, _total("all injections", injections)]
     return pd.DataFrame(rows).set_index("set").fillna("")

@@ -1,8 +1,5 @@
-"""Parsers compared on the gold evidence: does the text a parser keeps still hold the quotes answers need?
-
-Per format, the kit's parser next to the usual alternatives (PyMuPDF, trafilatura, BeautifulSoup, the raw
-file): the share of evidence quotes found whole (or half, as one piece), of reference answers found, and the
-documents parsed per second.
+"""Parsers compared on the gold evidence: per format, the kit's parser next to the usual alternatives (PyMuPDF,
+trafilatura, BeautifulSoup, the raw file): evidence quotes and answers its text still holds, documents per second.
 What it leaves out: the noise a parser keeps beside a quote (`noise_table`), and retrieval (`table_lookup.py`).
 """
 

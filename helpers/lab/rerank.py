@@ -116,12 +116,8 @@ def target_verdict(tables: Mapping[str, pd.DataFrame], gain: float = 0.05, max_m
         if all(bool(t.loc[name, "meets target"]) for t in tables.values()):
             winners.append(name)
         lines.append(f"{name}: " + "; ".join(parts))
-    corpora = " and ".join(tables)
-    head = (
-        f"reaches +{gain:.2f} recall@5 at ≤ {max_ms / 1000:g} s per question on {corpora}: {', '.join(winners)}"
-        if winners
-        else f"no reranker reaches +{gain:.2f} recall@5 at ≤ {max_ms / 1000:g} s per question on {corpora}"
-    )
+    target = f"+{gain:.2f} recall@5 at ≤ {max_ms / 1000:g} s per question on {' and '.join(tables)}"
+    head = f"reaches {target}: {', '.join(winners)}" if winners else f"no reranker reaches {target}"
     return "\n".join([head, *lines])
 
 

@@ -1,8 +1,5 @@
-"""Table-to-text measured by retrieval: table_lookup questions against raw table text and rows as sentences.
-
-The whole corpus is parsed both ways, chunked with the pipeline's chunker and searched by exact dense retrieval;
-relevance is answer-based (`helpers.metrics.answer_relevance`), so the gold quotes, written as sentences, favour
-neither. Both profiles search the whole corpus: on a subset the raw rows meet too few distractors.
+"""Table-to-text measured by retrieval: table_lookup questions against raw table text and rows as sentences, over
+the whole corpus (a subset gives the raw rows too few distractors), with answer-based relevance that favours neither.
 What it leaves out: BM25 and hybrid search (notebook 05), and tables inside scanned PDFs.
 """
 

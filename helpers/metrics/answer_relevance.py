@@ -1,8 +1,5 @@
-"""Answer-based relevance: a chunk is relevant when it comes from an evidence document and holds the answer.
-
-Fair to any parse of a document (the evidence quotes are in the kit's own parsed form): the text must contain a
-reference answer, SQuAD-normalised and matched on whole words. Each question has one thing to find, so
-recall@k equals hit@k.
+"""Answer-based relevance: a chunk is relevant when it comes from an evidence document and holds a reference answer
+(SQuAD-normalised, whole words), fair to any parse of the document; recall@k then equals hit@k.
 What it leaves out: whether the chunk holds the answer *for the right row* (a number in two rows counts twice).
 """
 

@@ -1,8 +1,5 @@
-"""SQuAD-style answer metrics, with the normalisation of the official SQuAD v1.1 script.
-
-Normalise (lower case, no punctuation, no articles, single spaces), then EM = equal strings and F1 = harmonic
-mean of token precision and recall, best over the references. EM and F1 against one reference are slots
-("exact_match", "f1"), so a student's own score every answer once `use`d.
+"""SQuAD-style answer metrics with the official v1.1 normalisation: EM and token F1, best over the references; EM
+and F1 against one reference are slots ("exact_match", "f1"), so a student's own score every answer once `use`d.
 What it leaves out: semantic similarity and LLM judges (`helpers.evaluation.judge`, ragas).
 """
 

@@ -1,8 +1,6 @@
-"""Retrieval metrics over ranked chunks, against the gold evidence quotes.
-
-A chunk *supports* a quote when it comes from the quote's document and holds at least half of it (and at
-least 40 characters, or all of a shorter quote) as one piece, whitespace and case folded. hit@k: any of the top
-k supports a quote; recall@k: share of the quotes supported in the top k; MRR; nDCG@k with binary gains.
+"""Retrieval metrics over ranked chunks against the gold evidence quotes: hit@k, recall@k, MRR, nDCG@k (binary).
+A chunk *supports* a quote when it comes from its document and holds at least half of it (and at least 40
+characters, or all of a shorter quote) as one piece, whitespace and case folded.
 What it leaves out: graded relevance and running the retriever (the caller passes a `retrieve` function).
 """
 

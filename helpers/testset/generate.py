@@ -1,9 +1,6 @@
-"""Question–answer pairs written by the local LLM from corpus chunks.
-
-`corpus_chunks` parses and chunks a folder as the kit ingests it, `sample_chunks` picks n of them across
-documents, and `QAWriter` asks the LLM for one JSON pair per chunk (validated, every reply cached on disk).
-Style "answer_first" (the default: far more pairs pass the filters) picks the answer span first
-(`answer_candidates`) and asks only for a question; "free" lets the model pick the answer too.
+"""Question–answer pairs written by the local LLM from corpus chunks, every reply validated and cached on disk.
+Style "answer_first" (the default: more pairs pass the filters) picks the answer span (`answer_candidates`) and
+asks only for a question; "free" lets the model pick the answer too.
 What it leaves out: judging the pairs (quality.py does that) and several questions per chunk.
 """
 

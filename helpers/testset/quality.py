@@ -1,8 +1,5 @@
-"""Automatic filters for generated question–answer pairs: cheap checks that catch most bad pairs.
-
-`grounded` (the answer occurs in its chunk), `standalone` (the question makes sense without the chunk and names
-something specific), not `copied` (no run of the chunk covers most of the question), plus the basics: both
-fields non-empty, a short answer, the answer not inside the question.
+"""Automatic filters for generated question–answer pairs: the answer is in its chunk and short, the question
+stands alone, names something specific and is not a copied sentence (`reasons` lists the rules a pair breaks).
 What it leaves out: whether the answer is *right* (the agreement check and the review widget are for that).
 """
 
