@@ -83,8 +83,7 @@ class AppEngine:
         return self._llms[model]
 
     def warm_up(self, knobs: Knobs | None = None, step: Callable[[str], None] = lambda _: None) -> None:
-        """Load everything the first question needs; sets `ready` even when a step fails (the error is kept).
-        The language model loads in a second thread while this one imports torch and reads the index."""
+        """Load everything the first question needs (the model in a second thread); `ready` is set even on errors."""
         knobs = knobs or Knobs.from_settings(self.settings)
         llm_thread = threading.Thread(target=self._guarded, args=(self._prime_llm, knobs.model), daemon=True)
         llm_thread.start()

@@ -11,7 +11,7 @@ import ipywidgets as widgets
 
 from helpers.app.engine import Turn
 from helpers.app.gold_mode import GoldReport, gold_html, gold_report, question_label
-from helpers.app.knobs import KnobPanel, Knobs
+from helpers.app.knobs import KnobPanel, Knobs, tagged
 from helpers.app.side_by_side import SideBySide, side_by_side_html
 from helpers.corpus import Question
 
@@ -20,12 +20,6 @@ NO_QUESTIONS = (
     "<i>No gold questions for this folder: open the app with your question file, "
     "<code>open_app(engine=…, questions=load_questions(FILE))</code>.</i>"
 )
-
-
-def tagged(widget: widgets.Widget, css_class: str) -> widgets.Widget:
-    """The widget with a CSS class added (the browser test's handle on it)."""
-    widget.add_class(css_class)
-    return widget
 
 
 class ABPanel:

@@ -13,8 +13,8 @@ from IPython.display import display
 
 from helpers.app.engine import AppEngine, Turn
 from helpers.app.gold_mode import GoldReport, default_questions
-from helpers.app.knobs import KnobPanel, Knobs
-from helpers.app.panels import ABPanel, GoldPanel, tagged
+from helpers.app.knobs import KnobPanel, Knobs, tagged
+from helpers.app.panels import ABPanel, GoldPanel
 from helpers.app.side_by_side import SideBySide, compare
 from helpers.app.views import answer_html, floors_html, message_html, prompt_html, sources_html
 from helpers.config import Settings
@@ -173,8 +173,7 @@ class ChatApp:
 def open_app(
     settings: Settings | None = None, engine: AppEngine | None = None, questions: Sequence[Question] | None = None
 ) -> ChatApp | None:
-    """Show the app over the ready index (built here if empty); models load in the background. `questions` fill
-    the gold mode (default: the gold `dev` split on the course documents, none on a folder)."""
+    """Show the app over the ready index (built here if empty); `questions` fill the gold mode (default: gold dev)."""
     engine = engine or AppEngine(settings=settings)
     try:
         if engine.pipeline.store.count() == 0:

@@ -102,8 +102,7 @@ def evaluate_questions(
     progress: bool = True,
     configs: Sequence[str] = DEFAULT_CONFIGS,
 ) -> BYODEvaluation:
-    """Answer every question in the chosen configurations (`CONFIGS`; "default" is the pipeline's configured
-    retriever, "rerank" hybrid + `choose_reranker`'s) and score each answer."""
+    """Answer every question in the chosen configurations (`CONFIGS`) and score each answer."""
     settings = pipeline.settings
     unknown = [name for name in configs if name not in CONFIGS]
     if unknown or not configs:
@@ -111,12 +110,7 @@ def evaluate_questions(
     picked, k = evaluation_subset(questions, settings, limit), k or settings.retrieval.top_k
     if not picked:
         raise ByodError(f"no questions to evaluate (limit={limit}); give at least one")
-    retrievers: dict[str, Any] = {}
-    if "dense" in configs:
-        retrievers["dense"] = pipeline.make_retriever("dense")
-    if "hybrid" in configs or "rerank" in configs:
-        hybrid = pipeline.make_retriever("hybrid")
-        retrievers.update({"hybrid": hybrid} if "hybrid" in configs else {})
+    retrievers: dict[str, Any] = {n: pipeline.make_retriever(n) for n in ("dense", "hybrid") if n in configs}
     if "default" in configs:
         default = f"default ({settings.retrieval.retriever}, k={k}, reranker {settings.rerank.reranker})"
         retrievers[default] = pipeline.retriever
@@ -126,6 +120,7 @@ def evaluate_questions(
         if reranker is not None:
             from helpers.rerank import Reranked
 
+            hybrid = retrievers["hybrid"] if "hybrid" in retrievers else pipeline.make_retriever("hybrid")
             depth = settings.rerank.rerank_depth
             depth = min(depth, CI_RERANK_DEPTH) if settings.profile == "ci" else depth
             retrievers[f"hybrid + {reranker.name} (top {depth})"] = Reranked(hybrid, reranker, depth)

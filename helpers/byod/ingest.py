@@ -95,8 +95,7 @@ class FolderIndex:
 
 
 def ingest_folder(path: str | Path, settings: Settings | None = None, progress: bool = True) -> FolderIndex:
-    """Parse, chunk, embed and store every file under `path` in the folder's own collection (unknown or
-    unreadable files are skipped and listed in `report.skipped`)."""
+    """Parse, chunk, embed and store every file under `path` in its own collection (skipped: `report.skipped`)."""
     folder = Path(path).expanduser()
     if not folder.is_dir():
         raise ByodError(f"{folder} is not a folder (or it does not exist); give the folder of your documents")

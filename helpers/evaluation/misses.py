@@ -84,8 +84,7 @@ def reranker_ceiling(frame: pd.DataFrame) -> float:
 
 
 def plot_anatomy(table: pd.DataFrame, title: str = "where the answers are lost") -> Any:
-    """One horizontal bar per row of a table of stage shares (as `bench.realworld misses` writes), split into the
-    stages' shares, the reachable ones first."""
+    """One horizontal bar of stage shares per row of `table`, the reachable stages first."""
     import matplotlib.pyplot as plt
 
     shares = table[list(STAGES)]

@@ -42,9 +42,8 @@ class Corpus:
 
 def course_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus:
     """The course documents and their gold questions (injections left out: the guard is measured elsewhere)."""
-    settings = settings or get_settings()
     questions = tuple(q for q in load_gold(split) if q.category != "injection")
-    return Corpus("course", Path(settings.paths.corpus_dir), questions, expansion=True)
+    return Corpus("course", Path((settings or get_settings()).paths.corpus_dir), questions, expansion=True)
 
 
 def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
@@ -172,8 +171,7 @@ def sweep_questions(rows: pd.DataFrame, **where: Any) -> dict[str, int]:
 
 
 def sweep_results(stage: str, folder: Path, exact: bool = False) -> pd.DataFrame:
-    """The rows of every `realworld_<stage>*.json` in `folder` (with `exact`: `realworld_<stage>.json` only), each
-    with when it was measured."""
+    """The rows of every `realworld_<stage>*.json` in `folder` (`exact`: that name only), with when measured."""
     frames = []
     for path in sorted(Path(folder).glob(f"realworld_{stage}{'' if exact else '*'}.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
@@ -186,8 +184,7 @@ def sweep_results(stage: str, folder: Path, exact: bool = False) -> pd.DataFrame
 
 
 def period_table(folder: Path, split: str = "test") -> pd.DataFrame:
-    """Answer in the reader's context without and with time-aware retrieval (`retrieval.period_aware`), per corpus
-    and kind of question, on one split: the rows `python -m bench.realworld versioned` wrote into `folder`."""
+    """Answer in context without and with time-aware retrieval, per corpus and kind of question, on one split."""
     record = json.loads((Path(folder) / "versioned_retrieval.json").read_text(encoding="utf-8"))
     rows = pd.DataFrame(record["rows"])
     rows = rows[rows.split == split]
@@ -336,9 +333,8 @@ def changed_answers(answers: pd.DataFrame, baseline: str, system: str) -> pd.Dat
 
 
 def paired_runs(runs: Mapping[str, str], folder: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """Runs of `python -m bench.realworld paired`, one per split ({split: results name}): the paired F1 of each with
-    the share of answerable questions whose answer was in the context on either side, and each split's answerable
-    questions whose answer changed. Each run holds the baseline's answers first."""
+    """Runs of `python -m bench.realworld paired` ({split: results name}, the baseline's answers first): the paired
+    F1 of each with the answer in context on either side, and each split's answerable questions whose answer changed."""
     answers = {split: answer_rows(name, folder, exact=True) for split, name in runs.items()}
     tables, changed = {}, {}
     for split, frame in answers.items():
@@ -373,8 +369,7 @@ def question_f1(answers: pd.DataFrame) -> pd.Series:
 
 
 def refusal_rules(answers: pd.DataFrame, prompted: str, forced: str, floors: Sequence[float]) -> pd.DataFrame:
-    """Per corpus and rule (`prompted`, `forced`, and `forced` with each support floor): F1 over all questions
-    (`question_f1`), F1 of the answerable, and both refusal rates."""
+    """Per corpus and rule (prompted, forced, forced with each support floor): F1s and both refusal rates."""
     rules = {prompted: answers[answers["set-up"] == prompted], forced: answers[answers["set-up"] == forced]}
     for floor in floors:
         rules[f"{forced}, refused below support {floor:g}"] = with_support_floor(rules[forced], floor)

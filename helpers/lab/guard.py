@@ -182,9 +182,7 @@ def flag_rates(attacks: Sequence[DocumentAttack], settings: Settings, corpora: d
 
 
 def injection_results(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The committed run of `python -m bench.injections`: per split and passage guard, answers taken over and answers
-    that still hold the document's fact; and what the guard changed on each dev set (questions whose top-k hold a
-    flagged passage)."""
+    """The committed `python -m bench.injections` run: takeovers per split and guard, and the guard's cost on dev."""
     record = json.loads((results_dir / "injections.json").read_text(encoding="utf-8"))
     rows = [{"split": key.split(" / ")[0], "guard": key.split(" / ")[1], **value}
             for key, value in record["takeovers"].items()]  # fmt: skip
