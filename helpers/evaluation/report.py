@@ -82,11 +82,8 @@ def export_report(
         html += [f"<h2>{heading}</h2>", table.round(3).to_html()]
     markdown += ["## Notes\n", notes, ""]
     html += ["<h2>Notes</h2><ul>", *(f"<li>{note}</li>" for note in result.notes), "</ul>"]
-    paths = {
-        "markdown": folder / f"{stem}.md",
-        "html": folder / f"{stem}.html",
-        "csv": folder / f"{stem}_per_question.csv",
-    }
+    endings = {"markdown": ".md", "html": ".html", "csv": "_per_question.csv"}
+    paths = {kind: folder / f"{stem}{ending}" for kind, ending in endings.items()}
     paths["markdown"].write_text("\n".join(markdown), encoding="utf-8")
     page = "<!doctype html><meta charset='utf-8'><title>{}</title><body>{}</body>".format(title, "\n".join(html))
     paths["html"].write_text(page, encoding="utf-8")

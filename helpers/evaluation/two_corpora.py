@@ -125,8 +125,7 @@ def reader_passages(pipeline: RAGPipeline, question: str, hits: Sequence[Any] | 
 
 def side_by_side(rows: Sequence[dict[str, Any]], metric: str, index: str = "set-up") -> pd.DataFrame:
     """One row per set-up, one column per corpus for `metric` (rows need `corpus`, `index` and `metric`)."""
-    frame = pd.DataFrame(rows)
-    return frame.pivot_table(index=index, columns="corpus", values=metric, sort=False).round(3)
+    return pd.DataFrame(rows).pivot_table(index=index, columns="corpus", values=metric, sort=False).round(3)
 
 
 def side_by_side_metrics(rows: Sequence[dict[str, Any]], metrics: Sequence[str], index: str = "set-up") -> pd.DataFrame:

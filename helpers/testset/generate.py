@@ -11,6 +11,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -146,15 +147,12 @@ class QAWriter:
             raise ValueError(f"style must be one of {STYLES}, got {style!r}")
         self.settings, self.style = settings or get_settings(), style
         self._make = make_llm or (lambda: _json_llm(self.settings))
-        self._llm: Any = None
         self.cache = cache or llm_cache(self.settings)
 
-    @property
+    @cached_property
     def llm(self) -> Any:
         """The model (built on first use)."""
-        if self._llm is None:
-            self._llm = self._make()
-        return self._llm
+        return self._make()
 
     def ask(self, messages: list[dict[str, str]], model: type[BaseModel] = QAPair) -> tuple[Any, float]:
         """One JSON reply, validated against `model` (None if it does not validate), and the real model seconds."""
@@ -199,5 +197,5 @@ class QAWriter:
 
     def close(self) -> None:
         """Free the model if it was loaded."""
-        if self._llm is not None and hasattr(self._llm, "close"):
-            self._llm.close()
+        if hasattr(llm := self.__dict__.get("llm"), "close"):
+            llm.close()
