@@ -15,7 +15,6 @@ What it leaves out: paraphrased answers (found by string match, `contains_answer
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -32,18 +31,9 @@ REACHABLE = STAGES[:3]  # what a perfect reranker of the first `depth` hits coul
 DEPTH = 50  # hits looked at below the top k: the hybrid's pool per side
 
 
-@dataclass(frozen=True)
-class Loss:
-    """Where one question's answer stopped, and the rank of the first hit holding it (1 = best; None: none)."""
-
-    id: str
-    category: str
-    stage: str
-    rank: int | None
-
-
-def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit], depth: int = DEPTH) -> Loss:
-    """The stage at which the configured pipeline loses this question's answer (`STAGES`), `chunks` all it stores."""
+def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit], depth: int = DEPTH) -> dict[str, Any]:
+    """The stage at which the configured pipeline loses this question's answer (`STAGES`), `chunks` all it stores,
+    and the rank of the first hit holding it (1 = best; None: none)."""
     from helpers.evaluation.two_corpora import reader_passages
 
     settings = pipeline.settings
@@ -60,7 +50,7 @@ def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit],
         stage = "beyond the depth"
     else:
         stage = "in no chunk"
-    return Loss(question.id, question.category, stage, rank)
+    return {"id": question.id, "category": question.category, "stage": stage, "rank": rank}
 
 
 def miss_anatomy(pipeline: RAGPipeline, questions: Sequence[Question], depth: int = DEPTH) -> pd.DataFrame:
@@ -68,7 +58,7 @@ def miss_anatomy(pipeline: RAGPipeline, questions: Sequence[Question], depth: in
     from helpers.retrieval.base import stored_chunks
 
     chunks, _ = stored_chunks(pipeline.store)  # their texts are what the reader would get, not the embedded ones
-    rows = [asdict(where_lost(pipeline, question, chunks, depth)) for question in questions if question.answers]
+    rows = [where_lost(pipeline, question, chunks, depth) for question in questions if question.answers]
     return pd.DataFrame(rows, columns=["id", "category", "stage", "rank"])
 
 
