@@ -1,8 +1,5 @@
-"""Paired bootstrap significance: is system B really better than system A on these questions?
-
-d_i = score_B(i) - score_A(i); redraw the questions with replacement 10,000 times (seeded, the "bootstrap" slot
-`resampled_mean_differences`) and take mean(d) of each draw. The 95 % interval is their 2.5th–97.5th percentile;
-p (one-sided) is the share of draws whose mean is <= 0, the two-sided p doubles the smaller tail.
+"""Paired bootstrap significance: is system B really better than system A on the same questions? The pairs are
+redrawn 10,000 times (seeded, the "bootstrap" slot); p (one-sided) is the share of draws whose mean gain is <= 0.
 What it leaves out: corrections for many comparisons (an ablation table makes several) and non-mean metrics.
 """
 

@@ -1,8 +1,5 @@
-"""The indirect-injection suite asked of the reader: does an attack planted in a document take over the answer?
-
-`attack_answers()` plants the attacked documents in a scratch collection and asks each attack's question once
-per passage guard; an answer holding any attack's payload was taken over (`bench/injections.py` counts them).
-What it leaves out: the rules' side (flags on the suite and on ordinary documents, `helpers.lab.guard`).
+"""The indirect-injection suite asked of the reader, once per passage guard: does an attack planted in a document
+take over the answer? What it leaves out: the rules' side (the suite's and ordinary passages' flags, `lab.guard`).
 """
 
 from __future__ import annotations

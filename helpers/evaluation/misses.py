@@ -1,9 +1,6 @@
-"""Where an answer is lost between the documents and the reader's prompt: one stage per question (`STAGES`).
-
-"in context" (a passage the reader gets holds the answer), "cut by the budget" (a top-k hit holds it but did
-not fit), "below the top k" (a hit within the first `depth` holds it), "beyond the depth" (a stored chunk
-holds it), "in no chunk" (no chunk holds it word for word). The first three are what a perfect reranker of the
-first `depth` hits could put in front of the reader (`reranker_ceiling`).
+"""Where an answer is lost between the documents and the reader's prompt, one of `STAGES` per question: in the
+reader's context, cut by the budget, below the top k (within the first `depth`), beyond the depth, or in no chunk.
+The first three are what a perfect reranker of the first `depth` hits could reach (`reranker_ceiling`).
 
     >>> frame = pd.DataFrame({"stage": ["in context", "below the top k", "in no chunk", "in context"]})
     >>> stage_shares(frame).to_dict()["in context"], reranker_ceiling(frame)

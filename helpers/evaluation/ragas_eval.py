@@ -1,7 +1,5 @@
-"""ragas on the kit's answers: its non-LLM metrics always, LLM-judged faithfulness with the configured judge.
-
-The judge is reached through ragas' `llm_factory` over `AsyncOpenAI`: at `OPENAI_BASE_URL` when set, else at the
-kit's GGUF served by `LlamaServer` on 127.0.0.1, started on the first cache miss; every judgement is cached.
+"""ragas on the kit's answers: its non-LLM metrics always, LLM-judged faithfulness with the configured judge (at
+`OPENAI_BASE_URL`, else the kit's GGUF served on 127.0.0.1 from the first cache miss), every judgement cached.
 What it leaves out: ragas' `evaluate()` batch runner.
 """
 

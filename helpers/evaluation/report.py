@@ -1,7 +1,4 @@
-"""Export an evaluation: a dated Markdown and HTML report, and a CSV of every per-question result.
-
-The report says what it was measured on and with, then shows the ablation table, bootstrap details, ragas and
-rubric scores (the judge named) and the run's notes; `run_full_evaluation` is `python -m helpers report`.
+"""Export an evaluation (`python -m helpers report`): a dated Markdown and HTML report, and a per-question CSV.
 What it leaves out: plots in the files (the notebook draws them) and comparing two reports.
 """
 

@@ -1,8 +1,5 @@
-"""What every lab experiment shares: the profile's subsets and an exact numpy dense retriever.
-
-`profile_subset` keeps everything in `full` and a few questions with their documents in `ci`; `dense_retriever`
-ranks nodes by `X @ q` with the function in force for the `top_k` slot (the kit's, or the student's).
-What it leaves out: any scoring (each experiment module scores its own stage) and the pipeline.
+"""What every lab experiment shares: the profile's subsets (`profile_subset`, `ci_subset`) and an exact numpy dense
+retriever running the `top_k` slot. What it leaves out: any scoring (each experiment scores its own stage).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""What the LLM's e-mail metadata adds to retrieval, measured on the gold e-mail questions.
-
-Exact dense retrieval over the e-mails with the metadata left out of the embedded text, with only the summary
-and topics, and with all five fields (the chunk texts are the same; only what the embedder reads changes).
-What it leaves out: metadata filters (urgency = high) and BM25, which notebooks 04–05 cover.
+"""What the LLM's e-mail metadata adds to retrieval: exact dense search with none, some or all of its fields in the
+embedded text, on the gold e-mail questions. What it leaves out: metadata filters and BM25 (notebooks 04–05).
 """
 
 from __future__ import annotations

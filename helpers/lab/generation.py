@@ -1,8 +1,5 @@
-"""The configurations notebook 07 compares, run over the gold questions one configuration at a time.
-
-Closed book vs RAG, in short-answer mode with no, fixed or similar worked examples, and the app's default
-(sentence mode); one configuration after the other keeps llama.cpp's shared prompt prefix in its KV cache.
-What it leaves out: other retrievers and rerankers (notebooks 05, 06); it answers with the configured reader.
+"""The configurations notebook 07 compares (closed book, RAG with no, fixed or similar examples, the app's default),
+one after the other so llama.cpp keeps the shared prompt prefix. What it leaves out: other retrievers and rerankers.
 """
 
 from __future__ import annotations

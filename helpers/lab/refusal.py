@@ -1,7 +1,4 @@
 """Refusing well, measured without the reader: the refusal threshold, the input guard, the best similarity.
-
-`tune_threshold` picks the refusal threshold on retrieval scores alone (no LLM needed), `guard_table` shows what
-the input guard does to each gold question and `best_similarities` what the threshold looks at (notebook 07).
 What it leaves out: scoring answers (`helpers.generation.scores`).
 """
 

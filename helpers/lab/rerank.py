@@ -1,8 +1,5 @@
-"""Measure rerankers and query rewriting on the gold questions (what notebook 06 shows).
-
-A *system* is any function from a `Question` to ranked hits; `measure` scores each over the same questions
-and times every call, so "added latency" is a system's median minus the baseline's.
-What it leaves out: answer quality (notebooks 07–08) and significance tests (notebook 08).
+"""Measure rerankers and query rewriting on the gold questions (notebook 06): a *system* is any function from a
+`Question` to ranked hits, scored and timed alike. What it leaves out: answer quality and significance tests.
 """
 
 from __future__ import annotations
