@@ -141,8 +141,7 @@ def _scores(rows: pd.DataFrame, setting: Setting) -> pd.DataFrame:
 
 
 def report_on_test(rows: pd.DataFrame, chosen: Setting, default: Setting) -> dict[str, Any]:
-    """The numbers to report (`REPORT_KEYS`): the chosen setting's test EM and F1 over the answerable questions,
-    the F1's bootstrap 95% interval, and the paired bootstrap of F1 against the default (difference, interval, p)."""
+    """The numbers to report (`REPORT_KEYS`): test EM and F1 with its interval, and F1 paired against the default."""
     mine, kits = _scores(rows, chosen), _scores(rows, default)
     answerable = mine.f1.notna()
     with kits_own(slots=MEASURES):  # the leaderboard's intervals are the kit's for everyone

@@ -36,8 +36,7 @@ def store_advice(points: int, settings: Settings) -> str:
 
 
 def folder_key(folder: str | Path) -> str:
-    """What a folder's collection name is hashed from: its path relative to the repository when it lies inside it
-    (the same in every clone: `course_data/byod_example/riverbend_makerspace`), else its resolved absolute path."""
+    """What a folder's collection name is hashed from: its path within the repository when inside it, else absolute."""
     path = Path(folder).expanduser().resolve()
     try:
         return path.relative_to(REPO_ROOT).as_posix()
@@ -116,8 +115,7 @@ def ingest_folder(path: str | Path, settings: Settings | None = None, progress: 
 
 
 def open_realworld(settings: Settings, index_if_missing: bool) -> tuple[RAGPipeline | None, str]:
-    """The real-document set's pipeline or None, and a sentence saying which; an empty collection is indexed
-    (minutes) only when `index_if_missing`, else skipped with a word on how to build it."""
+    """The real-document set's pipeline or None, and a sentence why; an empty one is indexed if `index_if_missing`."""
     from helpers.corpus.realworld import realworld_available, realworld_docs_dir
 
     folder = realworld_docs_dir(settings)

@@ -24,8 +24,7 @@ def taken_over(answer: str, payloads: Sequence[str]) -> str:
 
 def attack_answers(attacks: Sequence[DocumentAttack], settings: Settings, guards: Sequence[str] = ("off", "drop"),
                    folder: Path | None = None) -> pd.DataFrame:  # fmt: skip
-    """Plant the attacks in one folder, ingest it, and ask each attack's question once per passage guard: one row
-    per (attack, guard) with the answer, what was flagged, and the payload it holds (any attack's: "taken over")."""
+    """One row per (attack, guard): the answer, what was flagged, and the payload it holds ("taken over")."""
     with tempfile.TemporaryDirectory() as scratch:
         folder = folder or Path(scratch) / "attacked_documents"
         plant_attacks(folder, attacks)

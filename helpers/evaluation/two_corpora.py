@@ -259,8 +259,7 @@ def context_leads(rows: pd.DataFrame, reference: str) -> pd.Series:
 
 
 def budget_against_setups(rows: pd.DataFrame, reference: str) -> pd.DataFrame:
-    """Per corpus: how far `reference` rises from the smallest budget to the largest, against the widest gap
-    between set-ups at any one budget (which lever moves the answer in context more)."""
+    """Per corpus: the rise of `reference` from the smallest budget to the largest, against the widest set-up gap."""
     found = rows.pivot_table(index="set-up", columns=["corpus", "budget"], values="answer in context")
     table = {}
     for corpus in found.columns.levels[0]:

@@ -53,8 +53,7 @@ def ci_subset(select: Callable[..., Subset]) -> Callable[..., Subset]:
 @ci_subset
 def profile_subset(documents: Sequence[Document], questions: Sequence[Question], settings: Settings,
                    per_category: int = 2, other_documents: int = 10) -> Subset:  # fmt: skip
-    """Everything in the `full` profile; in `ci`, a few questions per category, their documents (of the handbook,
-    the pages holding the evidence) and a few others, so the search still meets distractors."""
+    """Everything in `full`; in `ci`, a few questions per category, their documents and a few distractors."""
     questions = question_subset(questions, per_category, seed=settings.seed)
     quotes = [evidence for question in questions for evidence in question.evidence]
     needed = {

@@ -79,8 +79,7 @@ def with_target(table: pd.DataFrame, baseline: str, gain: float = 0.05, max_ms: 
 
 
 def negative_audit(chunks: Sequence[Hit], n_queries: int = 200, seed: int = 0) -> pd.DataFrame:
-    """Inverse-cloze training pairs mined the first way (`fair=False`) and the fixed way: how many of the query's
-    words the positive and the negatives share, and how often some negative shares more than the positive."""
+    """Inverse-cloze pairs mined the first way and the fixed way: the query's words the positive and negatives share."""
     from helpers.rerank.synthetic import cloze_pairs, word_overlap
 
     rows = {}

@@ -26,8 +26,7 @@ def numpy_top_k(matrix: np.ndarray, query: np.ndarray, k: int) -> np.ndarray:
 
 
 def agreement_table(questions: Sequence[str], reference: Searcher, others: Mapping[str, Searcher]) -> pd.DataFrame:
-    """Per searcher, the share of questions whose top-k equals the reference's: as lists, as sets, and up to ties
-    (the same scores at every rank: two chunks of the same text tie, and either order is right)."""
+    """Per searcher, the share of questions whose top-k equals the reference's: as lists, as sets, up to score ties."""
     expected = [reference(q) for q in questions]
     rows = []
     for name, search in others.items():
