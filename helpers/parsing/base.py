@@ -102,12 +102,7 @@ codecs.register_error("kit-cp1252", _cp1252_fallback)
 def decode_bytes(data: bytes, declared: str | None = None) -> str:
     """Bytes to str: the declared charset, then UTF-16 (BOM or NUL pattern), then UTF-8 with each byte it refuses
     read as Windows-1252/Latin-1 (so a file mixing UTF-8 and Latin-1 lines keeps both), which never fails."""
-    candidates = [declared] if declared else []
-    codec16 = utf16_codec(data)
-    if codec16:
-        candidates.insert(0, codec16)
-    candidates.append("utf-8-sig")
-    for charset in candidates:
+    for charset in filter(None, (utf16_codec(data), declared, "utf-8-sig")):
         try:
             return data.decode(charset)
         except (LookupError, UnicodeDecodeError):  # unknown charset name, or bytes that do not fit it

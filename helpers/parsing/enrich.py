@@ -1,14 +1,10 @@
 """E-mail metadata written by the LLM: a summary, topics, action items, urgency and the people mentioned.
 
-What it does: asks the configured LLM for one JSON object per e-mail and validates it against the pydantic
-schema `EmailMetadata`. With llama.cpp the schema becomes a grammar, so the model cannot write anything else;
-an OpenAI-compatible endpoint gets JSON mode and the reply is validated here. A reply that does not validate
-gets one retry (the model is shown the error), then a clear error result — never an exception. Results are
-kept in the kit's LLM cache (`helpers.llm.cache`, namespace "enrichments") keyed by sha256(model name + prompt +
-e-mail text), so a re-run asks the model nothing. `add_metadata` stores the fields in the Document's metadata as
-plain strings (lists joined with "; "), so the Qdrant payload stays flat; the embedder sees them, the answering
-LLM does not.
-What it leaves out: attachments, whole threads (each e-mail is read alone), and grading the extraction itself.
+One JSON object per e-mail, validated against `EmailMetadata` (a grammar with llama.cpp, JSON mode on an
+OpenAI-compatible endpoint); an invalid reply gets one retry, then an error result, never an exception.
+Results are cached (namespace "enrichments"); `add_metadata` stores the fields as flat strings that the
+embedder sees and the answering LLM does not.
+What it leaves out: attachments, whole threads, and grading the extraction itself.
 """
 
 from __future__ import annotations

@@ -80,12 +80,8 @@ def table_to_text(
 
 
 def _filled_down(rows: Sequence[list[str]]) -> list[list[str]]:
-    """The rows, a row with an empty first cell given the label of the row above where that column is mostly filled.
-
-    Calendars write one date over several events by leaving the date cell of the later rows empty
-    ("| January 6 | Last day to add |" then "| | Last day to drop |"); read row by row, the second event would
-    have no date. A table whose first column is mostly empty is left as it is (an empty cell there means none).
-    """
+    """The rows, an empty first cell given the label above ("| January 6 | Add |" then "| | Drop |": one date
+    over two events), unless the first column is mostly empty (then an empty cell means none)."""
     rows = [list(row) for row in rows]
     if sum(bool(row and (row[0] or "").strip()) for row in rows) * 2 < len(rows):
         return rows
