@@ -1,24 +1,12 @@
 """The embedded store on qdrant-edge (Qdrant's Rust engine in-process), behind the same `QdrantClient` API.
 
-What it does: `EdgeLocal` stands where qdrant-client's local mode stands inside a `QdrantClient` (as
-`SharedLocal` does), so `KitStore`, LlamaIndex's `QdrantVectorStore` and every notebook use it unchanged. Each
-collection is one `EdgeShard` in a subfolder (cosine vectors, payload indexes on the filter fields); ids,
-filters, payloads and results are converted between qdrant-client's models and qdrant-edge's types. Search is
-exact (no HNSW is built) and runs in Rust: close to numpy's `X @ q`, where local mode's Python search falls far
-behind as the collection grows (bench/store_scale.py, docs/decisions.md).
-
-Two kernels on one folder: an open shard locks its write-ahead log, so only one process can have it open. The
-folder is therefore leased: a process takes the folder's lock (`.lock`, as `SharedLocal`) for its first call and
-keeps the shards open while nobody else asks; another process that needs the folder writes `wanted`, and the
-holder's watcher thread closes the shards and lets the lock go between two calls, once it has held the folder
-for `LEASE_MIN_S` (so a burst of calls pays one handoff). The waiting call then reopens the shards (a short pause at the
-course's size). A holder in the middle
-of a call keeps the folder; after `lock_wait_s` the waiter gets `FolderBusy` naming it.
-Sparse vectors (the kit's BM25 vectors, `keywords.py`) are kept beside the unnamed dense one, with Qdrant's IDF
-modifier; `Prefetch` + fusion queries (RRF with its k, DBSF) and batches of queries run in edge's own engine, and
-collection metadata is kept in the collection's `kit_collection.json`.
-What it leaves out: named dense vectors, recommend/discover/formula queries, HNSW (`EdgeShard.optimize()`),
-snapshots.
+`EdgeLocal` stands where local mode stands inside a `QdrantClient` (as `SharedLocal` does): one `EdgeShard`
+per collection in a subfolder, models converted both ways, exact search in Rust. An open shard locks its
+write-ahead log, so the folder is leased: a process keeps it between calls until another writes `wanted`, then
+its watcher lets it go between two calls once it has held it for `LEASE_MIN_S`; after `lock_wait_s` a waiter
+gets `FolderBusy`. Sparse vectors (BM25, `keywords.py`) sit beside the unnamed dense one; prefetch + fusion
+(RRF, DBSF) and query batches run in edge; collection metadata is kept in `kit_collection.json`.
+What it leaves out: named dense vectors, recommend/discover/formula queries, HNSW, snapshots.
 """
 
 from __future__ import annotations
@@ -82,18 +70,20 @@ def client_id(point_id: Any) -> int | str:
     return point_id if isinstance(point_id, int) else str(point_id)
 
 
+MATCHES = {  # qdrant-client's match model -> how edge's is made from it
+    models.MatchValue: lambda m: qe.MatchValue(value=m.value),
+    models.MatchAny: lambda m: qe.MatchAny(any=list(m.any)),
+    models.MatchExcept: lambda m: qe.MatchExcept(except_=list(m.except_)),
+    models.MatchText: lambda m: qe.MatchText(text=m.text),
+    models.MatchPhrase: lambda m: qe.MatchPhrase(phrase=m.phrase),
+}
+
+
 def edge_match(match: Any) -> Any:
     """A `Match*` model as edge's match."""
-    if isinstance(match, models.MatchValue):
-        return qe.MatchValue(value=match.value)
-    if isinstance(match, models.MatchAny):
-        return qe.MatchAny(any=list(match.any))
-    if isinstance(match, models.MatchExcept):
-        return qe.MatchExcept(except_=list(match.except_))
-    if isinstance(match, models.MatchText):
-        return qe.MatchText(text=match.text)
-    if isinstance(match, models.MatchPhrase):
-        return qe.MatchPhrase(phrase=match.phrase)
+    for model, make in MATCHES.items():
+        if isinstance(match, model):
+            return make(match)
     raise StoreError(f"the edge store cannot filter with {type(match).__name__}")
 
 
@@ -439,7 +429,7 @@ class EdgeLocal:
         with self._locked():
             meta = self._meta(collection_name)
             if vector_name not in meta.get("sparse", {}):
-                modifier = qe.Modifier.Idf if config.modifier == models.Modifier.IDF else None
+                modifier = edge_sparse_params(config).modifier
                 operation = qe.UpdateOperation.create_sparse_vector(vector_name, modifier=modifier)
                 self._shard(collection_name).update(operation)
                 meta["sparse"] = {**meta.get("sparse", {}), vector_name: getattr(config.modifier, "value", None)}
@@ -490,8 +480,8 @@ class EdgeLocal:
 
     def delete(self, collection_name: str, points_selector: Any, **kwargs: Any) -> models.UpdateResult:
         if isinstance(points_selector, models.FilterSelector):
-            operation = qe.UpdateOperation.delete_points_by_filter(edge_filter(points_selector.filter))
-        elif isinstance(points_selector, models.Filter):
+            points_selector = points_selector.filter
+        if isinstance(points_selector, models.Filter):
             operation = qe.UpdateOperation.delete_points_by_filter(edge_filter(points_selector))
         else:
             ids = points_selector.points if isinstance(points_selector, models.PointIdsList) else points_selector

@@ -1,14 +1,11 @@
 """The embedded Qdrant folder shared by several kernels: locked only while one of them writes.
 
-qdrant-client's local mode takes an exclusive lock on its folder for as long as a client is open, so without
-this a second notebook (or the app beside notebook 10) could not open the course index at all. `SharedLocal` is the same
-local engine, holding the lock only for the length of one write call (an upsert batch, a delete, a new
-collection) and reloading what another process wrote, from the SQLite files, before its next call when their
-size or time changed. Reads take no lock: SQLite serves them while another
-process writes. A write that waits longer than `LOCK_WAIT_S` for the lock, or a folder a plain
-`QdrantClient(path=…)` keeps locked, ends in a `FolderBusy` naming the holder (the notebook, from
-`holder.json`). What it leaves out: transactions across processes (two kernels writing the same ids write
-the same points: ids come from content) and any speed-up of the engine itself.
+Local mode locks its folder for as long as a client is open, so a second notebook could not open the course
+index. `SharedLocal` holds the lock only for one write call and reloads what another process wrote (from the
+SQLite files) before its next call; a write that waits longer than `LOCK_WAIT_S` ends in `FolderBusy`, which
+names the holder (`holder.json`).
+What it leaves out: transactions across processes (ids come from content, so two kernels write the same
+points) and any speed-up of the engine itself.
 """
 
 from __future__ import annotations
@@ -159,10 +156,8 @@ class SharedLocal(QdrantLocal):
 
     # -- seeing what other processes wrote ---------------------------------------------------------------------
     def _disk_version(self) -> tuple:
-        """Size and time of meta.json and of each loaded collection's SQLite files: they change when anyone writes.
-
-        A collection made or dropped by another process changes meta.json, so only known files are looked at.
-        """
+        """Size and time of meta.json and of each loaded collection's SQLite files: they change when anyone writes
+        (a collection made or dropped elsewhere changes meta.json)."""
         files = [Path(self.location) / META_INFO_FILENAME]
         for name in self.collections:
             folder = Path(self._collection_path(name) or "")
