@@ -1,22 +1,11 @@
 """Document sets pinned to commits of public git repositories: their manifests, rebuilds and questions.
 
-What it does: a `PinnedSet` is one folder `course_data/<name>/` (`manifest.json`, `questions.jsonl` in the gold
-format, `make_manifest.py`, `rebuild.py`) whose documents are rebuilt into `<data_dir>/<name>/docs`:
-`.docs_dir(settings)`, `.manifest()`, `.files()`, `.missing(settings)`, `.available(settings)`, `.load(split)`.
-`REALWORLD` is the real-document set (public university documents), `PAPERS` the paper collection (one volume
-of a machine-learning proceedings), `VERSIONED` the versioned set (the same kind of university document for
-several academic years, each file tagged with the year and term it is about).
-
-    >>> if PAPERS.available(settings):
-    ...     docs = ingest_folder(PAPERS.docs_dir(settings))
-    >>> questions = PAPERS.load("dev")
-
-Below it, what rebuilding needs: `find_git_dir` (a fetch mirror `<root>/<owner>+<name>/repo` or a plain clone),
-`git_bytes`, `rebuild` (extract every file at its pinned commit, checking the hash, leaving intact files alone)
-and the sets' `rebuild.py` command line, `rebuild_main`.
-What it leaves out: fetching (nothing here touches the network: a missing repository is named with the
-lines that get it), writing the manifests (the maintainer's `make_manifest.py` of each set, with
-`course_data/pinning.py`), and committing the documents: only the manifests are committed.
+A `PinnedSet` is a folder `course_data/<name>/` (`manifest.json`, `questions.jsonl`, `make_manifest.py`,
+`rebuild.py`) whose documents are rebuilt into `<data_dir>/<name>/docs`: `REALWORLD` (public university
+documents), `PAPERS` (a volume of a machine-learning proceedings) and `VERSIONED` (one kind of document over
+several academic years). `rebuild` extracts every file at its pinned commit from a local copy, checking its hash.
+What it leaves out: fetching (a missing repository is named with the lines that get it), writing the manifests
+(each set's `make_manifest.py`), and committing the documents: only the manifests are committed.
 """
 
 from __future__ import annotations
@@ -196,8 +185,7 @@ def rebuild(root: Path, out: Path, manifest_path: Path) -> list[str]:
 
 
 def rebuild_main(pinned: PinnedSet, settings: Settings, argv: list[str] | None = None) -> int:
-    """A set's `rebuild.py` command line: rebuild (by default into the set's folder under `settings.paths.data_dir`),
-    print a summary, exit 1 naming what is missing."""
+    """A set's `rebuild.py` command line: rebuild, print a summary, exit 1 naming what is missing."""
     parser = argparse.ArgumentParser(description=f"Rebuild {pinned.what} from pinned git commits.")
     parser.add_argument(
         "--mirror-root",
