@@ -1,18 +1,11 @@
 """The packaged MiniLM through ONNX Runtime: exported once from the torch model, in float32 or int8.
 
-What it does: `ensure_exported` traces the packaged model's transformer (word pieces in, one vector per piece
-out) with `torch.onnx.export` into the kit's cache (`<cache_dir>/onnx/`), and for int8 writes a copy quantised
-by ONNX Runtime's dynamic quantisation (the weights of every MatMul stored as int8, activations quantised on the
-fly; embeddings, layer norms and softmax stay float32, as with torch's `quantize_dynamic` of the Linear layers).
-Each file is written once, atomically, and recorded with its sha256 (and the sha256 of the weights it came
-from) in `export.json`: a file that no longer matches is exported again, never trusted. The export is
-deterministic (same torch, same weights: same bytes), so the checksum also tells whether two machines run the
-same graph. `OnnxEmbedder.encode` does what sentence-transformers does around the model — tokenise (truncating
-at the model's 256 word pieces), sort the texts by length so each batch is padded only to its own longest text,
-run, mean-pool over the attention mask — so float32 gives the torch vectors up to rounding. Once the
-files exist, embedding needs only onnxruntime and tokenizers: torch is not even imported.
-What it leaves out: ONNX Runtime's offline transformer optimiser, static quantisation (needs calibration data),
-GPUs.
+`ensure_exported` traces the transformer with `torch.onnx.export` into `<cache_dir>/onnx/` and, for int8, writes
+a copy with ONNX Runtime's dynamic quantisation; each file is written atomically and recorded with its sha256
+(and that of the weights) in `export.json`, so a file that no longer matches is exported again. `OnnxEmbedder`
+does what sentence-transformers does around the model (tokenise, pad per batch, mean-pool); once the files
+exist, torch is not even imported.
+What it leaves out: ONNX Runtime's offline optimiser, static quantisation (needs calibration data), GPUs.
 """
 
 from __future__ import annotations
@@ -142,12 +135,8 @@ def export_fp32(model_path: Path, target: Path) -> str:
 
 
 def quantise_int8(source: Path, target: Path) -> None:
-    """ONNX Runtime dynamic quantisation of every MatMul's weights to int8: one scale per output channel, 7 bits.
-
-    Per channel, not per tensor: one scale per channel keeps the int8 vectors much closer to float32 than one
-    scale per tensor does (docs/decisions.md). The reduced range (7-bit weights) keeps AVX2's 8-bit multiply-add
-    from saturating.
-    """
+    """ONNX Runtime dynamic quantisation of every MatMul's weights to int8: one scale per output channel (much
+    closer to float32 than one per tensor, docs/decisions.md), 7 bits (AVX2's multiply-add never saturates)."""
     import logging
 
     require("onnx")
