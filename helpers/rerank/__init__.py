@@ -4,11 +4,8 @@
     >>> hits = reranker.rerank("When is the ADS 530 exam?", retriever.retrieve(question, 20), top_n=5)
     >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93, "rerank": 4.1}
 
-One file per variant, as in minbpe: `base.py` (the `Reranker` protocol and the `Reranked` retriever),
-`cross_encoder.py` (any sentence-transformers cross-encoder, local folder or cached hub name),
-`llm.py` (the local generator's p(Yes), pointwise), `maxsim.py` (late interaction over MiniLM token
-vectors, no training), `finetune.py` + `synthetic.py` (the kit's own MiniLM
-cross-encoder, trained by `python -m helpers train-reranker`), `helpers.lab.rerank` measures them (notebook 06).
+One file per variant: `cross_encoder.py`, `llm.py`, `maxsim.py`, `finetune.py` + `synthetic.py` (the kit's own
+cross-encoder, `python -m helpers train-reranker`); `helpers.lab.rerank` measures them (notebook 06).
 What it leaves out: query rewriting (helpers.query) and answer generation.
 """
 
