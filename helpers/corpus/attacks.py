@@ -106,13 +106,7 @@ def _write_md(path: Path, title: str, paragraphs: Sequence[str], attack: str = "
     path.write_text(f"# {title}\n\n" + "\n\n".join(paragraphs), encoding="utf-8")
 
 
-WRITERS = {
-    "md": _write_md,
-    "html": _write_html,
-    "eml": _write_eml,
-    "pdf": _write_pdf,
-    "docx": _write_docx,
-}
+WRITERS = {"md": _write_md, "html": _write_html, "eml": _write_eml, "pdf": _write_pdf, "docx": _write_docx}
 
 
 def plant_attacks(folder: Path, attacks: Sequence[DocumentAttack]) -> dict[str, Path]:

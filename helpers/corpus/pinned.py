@@ -110,11 +110,6 @@ def _candidates(repo: str, root: Path) -> list[Path]:
     return [p / ".git" if (p / ".git").exists() else p for p in places]
 
 
-def _is_git_dir(path: Path) -> bool:
-    """True when path is a git directory (bare, or the .git of a clone)."""
-    return (path / "HEAD").is_file() and (path / "objects").is_dir()
-
-
 def _get_hint(repo: str, root: Path) -> str:
     """The lines that get a missing repository: the fetch tool's mirror, or a plain clone."""
     owner, name = repo.split("/")
@@ -128,7 +123,7 @@ def _get_hint(repo: str, root: Path) -> str:
 def find_git_dir(repo: str, root: Path) -> Path:
     """The git directory of a local copy of owner/name under root; RepoMissing with a hint if there is none."""
     for place in _candidates(repo, root):
-        if _is_git_dir(place):
+        if (place / "HEAD").is_file() and (place / "objects").is_dir():  # a git directory, bare or a clone's .git
             return place
     raise RepoMissing(f"no local copy of {repo} under {root}. Get it with:\n{_get_hint(repo, root)}")
 
@@ -145,14 +140,6 @@ def git_bytes(git_dir: Path, commit: str, path: str) -> bytes:
         ) from None
 
 
-def _write_atomically(target: Path, data: bytes) -> None:
-    """Write data to target through a temporary file, so an interrupted run never leaves half a file."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    partial.write_bytes(data)
-    os.replace(partial, target)
-
-
 def rebuild_repo(entry: dict, root: Path, out: Path) -> tuple[int, int]:
     """Extract one repository's files into out; returns (written, already in place)."""
     git_dir = find_git_dir(entry["repo"], root)
@@ -165,7 +152,10 @@ def rebuild_repo(entry: dict, root: Path, out: Path) -> tuple[int, int]:
         data = git_bytes(git_dir, entry["commit"], item["path"])
         if sha256(data) != item["sha256"]:
             raise RepoMissing(f"{entry['repo']}:{item['path']} at {entry['commit'][:12]} has the wrong sha256")
-        _write_atomically(target, data)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".partial")  # an interrupted run never leaves half a file
+        partial.write_bytes(data)
+        os.replace(partial, target)
         written += 1
     return written, kept
 

@@ -92,13 +92,6 @@ def export_dir(model_path: Path, cache_dir: Path) -> Path:
     return Path(cache_dir) / "onnx" / f"{name}-opset{OPSET}"
 
 
-def _atomic_target(folder: Path, name: str) -> Path:
-    """A temporary path in `folder` to write `name` into before renaming it in place."""
-    handle, path = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    os.close(handle)
-    return Path(path)
-
-
 def export_fp32(model_path: Path, target: Path) -> str:
     """Trace the transformer of the packaged model into `target` (ONNX, opset 17, batch and length dynamic).
 
@@ -180,7 +173,9 @@ def ensure_exported(model_path: Path, cache_dir: Path, precision: str = "fp32") 
             continue
         if path.exists():
             warnings.warn(f"{path} does not match its recorded sha256: exporting it again", stacklevel=2)
-        tmp = _atomic_target(folder, name)
+        handle, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)  # renamed in place
+        os.close(handle)
+        tmp = Path(tmp_name)
         try:
             if needed == "fp32":
                 record["torch"] = export_fp32(model_path, tmp)

@@ -97,15 +97,10 @@ def validate_json(text: str, schema: type[Model]) -> tuple[Model | None, str]:
         return None, f"{where}: {problems[0]['msg']}{more}"
 
 
-def metadata_messages(text: str) -> list[dict[str, str]]:
-    """The chat messages that ask for one e-mail's metadata."""
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text[:MAX_EMAIL_CHARS]}]
-
-
 def ask_for_metadata(llm: JSONChat, text: str, max_tokens: int = MAX_TOKENS) -> Enrichment:
     """Ask once, and once more with the error when the reply does not validate; then give up with a reason."""
     start = time.perf_counter()
-    messages = metadata_messages(text)
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text[:MAX_EMAIL_CHARS]}]
     for _ in range(2):
         reply = llm.chat_json(messages, SCHEMA, max_tokens).text
         metadata, error = validate_reply(reply)

@@ -46,11 +46,6 @@ def training_info(folder: Path) -> dict[str, Any]:
     return json.loads((folder / "training.json").read_text(encoding="utf-8"))
 
 
-def folder_mb(folder: Path) -> float:
-    """Size of a folder on disk in MB."""
-    return round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6, 1)
-
-
 def constant_guess_loss(positive_share: float) -> float:
     """The class-weighted BCE of predicting 0.5 for everything (its optimum): 2 (1 - share) ln 2."""
     return 2 * (1 - positive_share) * math.log(2) if 0 < positive_share < 1 else 0.0
@@ -100,7 +95,7 @@ def train(
         model.save_pretrained(str(folder))
         info = {"pairs": len(pairs), "positives": n_pos, "epochs": epochs, "max_length": MAX_LENGTH, **(recipe or {})}
         info |= {"seconds": round(time.perf_counter() - start, 1), "data_hash": data_hash(pairs)}
-        info["size_mb"] = folder_mb(folder)
+        info["size_mb"] = round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6, 1)
         info |= {"learning_rate": learning_rate, "train_loss": round(result.training_loss, 4)}
         info["constant_guess_loss"] = round(constant_guess_loss(n_pos / max(len(pairs), 1)), 4)
         if result.training_loss > 0.9 * info["constant_guess_loss"]:
