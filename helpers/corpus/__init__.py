@@ -19,18 +19,8 @@ DOCS_DIR = REPO_ROOT / "course_data" / "docs"
 GOLD_PATH = REPO_ROOT / "course_data" / "gold" / "gold.jsonl"
 ROUTING_PATH = REPO_ROOT / "course_data" / "gold" / "routing.jsonl"
 SPLITS = ("dev", "test")
-CATEGORIES = (
-    "direct_fact",
-    "numerical",
-    "date",
-    "table_lookup",
-    "comparative",
-    "multi_hop",
-    "email",
-    "conversational",
-    "unanswerable",
-    "injection",
-)
+CATEGORIES = ("direct_fact", "numerical", "date", "table_lookup", "comparative", "multi_hop", "email", "conversational",
+              "unanswerable", "injection")  # fmt: skip
 DOC_SUFFIXES = {".pdf", ".html", ".htm", ".md", ".markdown", ".eml", ".csv", ".txt"}
 
 

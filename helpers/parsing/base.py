@@ -22,21 +22,10 @@ CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")  # never text: 
 # uuid5(namespace, name) is the same on every machine and every run: re-parsing gives the same ids.
 DOC_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "rag-teaching-kit/parsing")
 
-# Metadata the embedder should not see (paths, bookkeeping, numbers that carry no meaning) ...
-EMBED_EXCLUDED = (
-    "source",
-    "doc_type",
-    "page",
-    "url",
-    "noise_share",
-    "message_id",
-    "to",
-    "thread",
-    "front_matter_error",
-    "heading",  # a Word section's heading trail, a slide's title and a sheet's name open their text already,
-    "slide_title",  # as a "#" heading line
-    "sheet",
-)
+# Metadata the embedder should not see (paths, bookkeeping, numbers that carry no meaning; a Word section's heading
+# trail, a slide's title and a sheet's name, which open their text already as a "#" heading line) ...
+EMBED_EXCLUDED = ("source", "doc_type", "page", "url", "noise_share", "message_id", "to", "thread",
+                  "front_matter_error", "heading", "slide_title", "sheet")  # fmt: skip
 # ... and metadata the LLM does not need in its prompt (it still sees source, title, page, url, date, sender).
 LLM_EXCLUDED = ("doc_type", "noise_share", "message_id", "thread", "front_matter_error")
 

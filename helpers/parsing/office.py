@@ -52,16 +52,8 @@ PLAIN_TYPES = {
     },
 }
 # What zipfile raises on a package cut short or damaged (RuntimeError: a member that needs a ZIP password).
-ZIP_ERRORS = (
-    zipfile.BadZipFile,
-    zlib.error,
-    EOFError,
-    OSError,
-    KeyError,
-    ValueError,
-    NotImplementedError,
-    RuntimeError,
-)
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, KeyError, ValueError, NotImplementedError,
+              RuntimeError)  # fmt: skip
 GENERIC_TITLES = {"powerpoint presentation", "presentation", "document", "untitled"}  # templates' default titles
 HEADING_STYLE = re.compile(r"^heading ([1-9])$", re.IGNORECASE)
 DEFAULT_SHEET = re.compile(r"^sheet ?\d*$", re.IGNORECASE)

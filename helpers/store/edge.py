@@ -43,20 +43,9 @@ LEASE_MIN_S = 0.25  # a holder keeps the folder at least this long: a burst of c
 WANTED_FILE, META_FILE = "wanted", "kit_collection.json"
 NO_VECTOR = "_kit_none"  # a payload-only collection (vectors_config={}) still needs one vector slot in edge
 DEFAULT_RRF_K = 2  # the k of a plain `FusionQuery(RRF)`, as Qdrant's server and local mode use
-DISTANCES = {
-    models.Distance.COSINE: qe.Distance.Cosine,
-    models.Distance.DOT: qe.Distance.Dot,
-    models.Distance.EUCLID: qe.Distance.Euclid,
-    models.Distance.MANHATTAN: qe.Distance.Manhattan,
-}
-SCHEMAS = {
-    "keyword": qe.PayloadSchemaType.Keyword,
-    "text": qe.PayloadSchemaType.Text,
-    "integer": qe.PayloadSchemaType.Integer,
-    "float": qe.PayloadSchemaType.Float,
-    "bool": qe.PayloadSchemaType.Bool,
-    "uuid": qe.PayloadSchemaType.Uuid,
-}
+DISTANCES = {distance: getattr(qe.Distance, distance.name.title()) for distance in models.Distance}  # COSINE: Cosine
+INDEXED = ("keyword", "text", "integer", "float", "bool", "uuid")  # the payload index kinds edge takes
+SCHEMAS = {name: getattr(qe.PayloadSchemaType, name.title()) for name in INDEXED}
 
 
 # -- qdrant-client models -> qdrant-edge types --------------------------------------------------------------------
