@@ -96,8 +96,7 @@ class Embedder:
         return self._dimension
 
     def load(self) -> Any:
-        """Load the model on first use (importing torch is most of the wait; ONNX: the first use also exports the
-        model into the cache, once)."""
+        """Load the model on first use (ONNX: the first use also exports the model into the cache, once)."""
         if self._model is None:
             if self.backend == "openai":
                 from openai import OpenAI

@@ -55,8 +55,7 @@ def collapse(text: str) -> str:
 
 
 def utf16_codec(data: bytes) -> str | None:
-    """The codec of UTF-16 text, else None: "utf-16" for a BOM, "utf-16-le"/"utf-16-be" for BOM-less text with
-    NULs in every other byte."""
+    """The codec of UTF-16 text (a BOM, or NULs in every other byte), else None."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return "utf-16"
     sample = data[:4096]

@@ -76,11 +76,6 @@ class Enrichment:
         return self.metadata is not None
 
 
-def validate_reply(text: str) -> tuple[EmailMetadata | None, str]:
-    """The reply as `EmailMetadata`, or None and a one-line reason (bad JSON, a missing key, a wrong value)."""
-    return validate_json(text, EmailMetadata)
-
-
 def validate_json(text: str, schema: type[Model]) -> tuple[Model | None, str]:
     """The reply as an instance of the pydantic `schema`, or None and a one-line reason (also used by the judge)."""
     try:
@@ -103,7 +98,7 @@ def ask_for_metadata(llm: JSONChat, text: str, max_tokens: int = MAX_TOKENS) -> 
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text[:MAX_EMAIL_CHARS]}]
     for _ in range(2):
         reply = llm.chat_json(messages, SCHEMA, max_tokens).text
-        metadata, error = validate_reply(reply)
+        metadata, error = validate_json(reply, EmailMetadata)
         if metadata is not None:
             return Enrichment(metadata, seconds=time.perf_counter() - start)
         # Show the model its reply and what is wrong with it, then ask again.

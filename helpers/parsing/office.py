@@ -189,8 +189,7 @@ def docx_sections(blocks: list[tuple[int, str]]) -> list[tuple[str, str]]:
 
 
 def read_docx(path: Path, *, tables: str) -> tuple[str, list[tuple[str, str]]]:
-    """A Word document's title and (heading trail, text) for each section: headings as "#" lines, tables as
-    sentences in the section they appear in."""
+    """A Word document's title and (heading trail, text) per section, tables in the section they appear in."""
     package = open_package(path, "docx")
     document = load("docx", lambda: docx.Document(package.source))
     blocks: list[tuple[int, str]] = []  # (heading level or 0, text) in document order

@@ -107,8 +107,7 @@ class KitStore:
         return str((self.client.get_collection(self.collection).config.metadata or {}).get(key, ""))
 
     def check_vectors(self) -> None:
-        """Raise a clear error when the collection's vectors came from another embedder than the configured one:
-        a query vector of one model against chunk vectors of another ranks nothing meaningfully."""
+        """Raise a clear error when the collection's vectors came from another embedder than the configured one."""
         if self.vectors_from:
             raise StoreError(
                 f"Collection {self.collection!r} holds vectors of the embedder {self.vectors_from!r}, but the "

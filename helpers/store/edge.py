@@ -330,14 +330,8 @@ class EdgeLocal:
         names = sorted(p.name for p in self.location.iterdir() if (p / META_FILE).exists())
         return models.CollectionsResponse(collections=[models.CollectionDescription(name=n) for n in names])
 
-    def create_collection(
-        self,
-        collection_name: str,
-        vectors_config: Any = None,
-        sparse_vectors_config: Any = None,
-        metadata: Any = None,
-        **kwargs: Any,
-    ) -> bool:
+    def create_collection(self, collection_name: str, vectors_config: Any = None, sparse_vectors_config: Any = None,
+                          metadata: Any = None, **kwargs: Any) -> bool:  # fmt: skip
         sparse = dict(sparse_vectors_config or {})
         with self._locked():
             if self.collection_exists(collection_name):
@@ -495,16 +489,9 @@ class EdgeLocal:
             n = self._shard(collection_name).count(qe.CountRequest(exact=True, filter=edge_filter(count_filter)))
         return models.CountResult(count=n)
 
-    def scroll(
-        self,
-        collection_name: str,
-        scroll_filter: Any = None,
-        limit: int = 10,
-        offset: Any = None,
-        with_payload: Any = True,
-        with_vectors: Any = False,
-        **kwargs: Any,
-    ) -> tuple[list[models.Record], Any]:
+    def scroll(self, collection_name: str, scroll_filter: Any = None, limit: int = 10, offset: Any = None,
+               with_payload: Any = True, with_vectors: Any = False, **kwargs: Any
+               ) -> tuple[list[models.Record], Any]:  # fmt: skip
         request = qe.ScrollRequest(
             offset=None if offset is None else edge_id(offset),
             limit=limit,
@@ -516,18 +503,9 @@ class EdgeLocal:
             points, next_offset = self._shard(collection_name).scroll(request)
         return [record(p) for p in points], None if next_offset is None else client_id(next_offset)
 
-    def _request(
-        self,
-        query: Any = None,
-        using: str | None = None,
-        prefetch: Any = None,
-        query_filter: Any = None,
-        limit: int = 10,
-        offset: int | None = None,
-        with_payload: Any = True,
-        with_vectors: Any = False,
-        score_threshold: float | None = None,
-    ) -> Any:
+    def _request(self, query: Any = None, using: str | None = None, prefetch: Any = None, query_filter: Any = None,
+                 limit: int = 10, offset: int | None = None, with_payload: Any = True, with_vectors: Any = False,
+                 score_threshold: float | None = None) -> Any:  # fmt: skip
         """One query as edge's `QueryRequest`: a nearest vector (dense or sparse), or a fusion of prefetches."""
         prefetches = prefetch if isinstance(prefetch, list) else [prefetch] * bool(prefetch)
         return qe.QueryRequest(
