@@ -264,9 +264,7 @@ def parse_folder(
     path: str | Path, *, tables: str = "sentences", progress: bool = True, cache_dir: Path | None = None
 ) -> ParseReport:
     """Parse every file under a folder; files that fail are skipped with a one-line reason, never raised.
-
-    With `cache_dir`, parsed documents are kept on disk (see `cache.py`), so a second run only reads files.
-    """
+    With `cache_dir`, parsed documents are kept on disk (`cache.py`), so a second run only reads files."""
     check_tables_mode(tables)
     folder = Path(path)
     if not folder.is_dir():
@@ -279,14 +277,12 @@ def parse_folder(
                 report.documents += _parse_cached(file, tables, folder, store)
             except ParseError as error:
                 report.skipped.append((source_name(file, folder), error.reason))
-                continue
             except Exception as error:  # a bug or a file no check foresaw: name the file and what to do, keep going
                 reason = f"could not be parsed ({_first_line(error)}); open it to check it, or save it as PDF or text"
                 report.skipped.append((source_name(file, folder), reason))
-                continue
-            note = sniff(file).note(file.suffix)
-            if note:
-                report.notes.append((source_name(file, folder), note))
+            else:
+                if note := sniff(file).note(file.suffix):
+                    report.notes.append((source_name(file, folder), note))
     finally:
         if store is not None:
             store.close()
