@@ -93,9 +93,8 @@ def export_dir(model_path: Path, cache_dir: Path) -> Path:
 
 
 def export_fp32(model_path: Path, target: Path) -> str:
-    """Trace the transformer of the packaged model into `target` (ONNX, opset 17, batch and length dynamic).
-
-    Returns the version of torch that traced it (the same torch and weights give the same bytes)."""
+    """Trace the packaged model's transformer into `target` (ONNX, batch and length dynamic); the version of torch
+    that traced it (the same torch and weights give the same bytes)."""
     import torch
     from transformers import AutoModel
 

@@ -27,10 +27,8 @@ NAMES = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # = helpers.con
 
 
 def make_reranker(name: str | None, settings: Settings, llm: Callable[[], Any] | None = None) -> Reranker | None:
-    """A reranker by name (None for "none"); unset, the name comes from `settings.rerank.reranker`.
-
-    `llm` returns the local model (called on the first cache miss only); only the "llm" reranker needs it.
-    """
+    """A reranker by name (None for "none", unset: `settings.rerank.reranker`); "llm" needs `llm`, which returns
+    the local model (called on the first cache miss only)."""
     name = name or settings.rerank.reranker
     if name == "none":
         return None

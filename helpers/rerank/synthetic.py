@@ -104,11 +104,8 @@ def training_pairs(
 def cloze_pairs(
     chunks: Sequence[Hit], n_queries: int, negatives: int = 3, seed: int = 0, fair: bool = True, keep: float = 0.0
 ) -> list[Pair]:
-    """Inverse-cloze pairs: a sentence of a chunk as the query, the rest of the chunk as the positive.
-
-    With probability `keep` the positive keeps the sentence (Lee et al. keep it 10% of the time), so the model
-    also sees that a passage holding the query's own words is relevant.
-    """
+    """Inverse-cloze pairs: a sentence of a chunk as the query, the rest of the chunk as the positive (with
+    probability `keep` the whole chunk, as Lee et al. keep it 10% of the time)."""
     bm25 = BM25Retriever(chunks, [passage_text(c) for c in chunks])
     rng, pairs = random.Random(seed), []
     for chunk in sample_chunks(chunks, n_queries, seed + 1):  # another sample than the LLM's questions

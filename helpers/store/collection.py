@@ -273,9 +273,8 @@ class KitStore:
         return self.bm25.problem(tokenizer)
 
     def add_keywords(self, refresh: bool = False) -> int:
-        """Give every stored chunk without a BM25 vector its vector (every chunk, with `refresh`), in place: only the
-        sparse vector of existing points is written, so no point is added, duplicated or dropped. How many were written.
-        """
+        """Give every stored chunk without a BM25 vector its vector (every chunk, with `refresh`), in place (no point
+        is added, duplicated or dropped); how many were written."""
         written = self.bm25.add(refresh)
         self._open_vector_store()  # the collection keeps them now: later writes carry them too
         return written
