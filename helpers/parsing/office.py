@@ -241,13 +241,6 @@ def shape_texts(shapes: Any, caption: str, tables: str, skip: int | None) -> Ite
                 yield table_to_text(caption, grid[0], grid[1:], tables=tables)
 
 
-def slide_notes(slide: Any) -> str:
-    """The speaker notes of a slide, or ""."""
-    if not slide.has_notes_slide or slide.notes_slide.notes_text_frame is None:
-        return ""
-    return slide.notes_slide.notes_text_frame.text.replace("\v", "\n").strip()
-
-
 def read_pptx(path: Path, *, tables: str) -> tuple[str, list[tuple[int, str, str]]]:
     """The deck's title and (slide number, slide title, text) for each slide with text, notes last."""
     package = open_package(path, "pptx")
@@ -259,9 +252,9 @@ def read_pptx(path: Path, *, tables: str) -> tuple[str, list[tuple[int, str, str
         caption = title or f"Slide {number}"
         skip = title_shape.shape_id if title_shape is not None else None
         parts = [text for text in shape_texts(slide.shapes, caption, tables, skip) if text]
-        notes = slide_notes(slide)
-        if notes:
-            parts.append(f"Speaker notes: {notes}")
+        notes = slide.notes_slide.notes_text_frame if slide.has_notes_slide else None
+        if notes is not None and (text := notes.text.replace("\v", "\n").strip()):
+            parts.append(f"Speaker notes: {text}")
         if not any(character.isalnum() for character in title + "".join(parts)):
             continue  # a slide with only pictures, or nothing: no page to cite
         slides.append((number, title, "\n\n".join([f"# {caption}", *parts])))

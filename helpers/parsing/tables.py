@@ -1,9 +1,7 @@
 """Tables as text: every row becomes one self-contained sentence (table-to-text), or plain cell lines.
 
-A chunker cuts a table anywhere, and a chunk holding "4 | A | Tue/Thu" answers nothing. Written as
-"Class schedule: Course ADS 510, Units 4, Section A, Days Tue/Thu." each row keeps its caption and
-column names, so any chunk of it can be retrieved and quoted on its own.
-`rows_to_text` is the one path for any grid of cells: CSV files and spreadsheet sheets alike.
+"Class schedule: Course ADS 510, Units 4, Section A, Days Tue/Thu." keeps the caption and column names with
+each row, so any chunk of a table can be retrieved and quoted on its own.
 Left out: merged header hierarchies (multi-row headers are joined per column), and number formatting.
 """
 

@@ -1,10 +1,8 @@
 """Late interaction (ColBERT's MaxSim) over the packaged MiniLM's token vectors: a reranker with no training.
 
-The embedder averages a chunk's token vectors, which blurs details ("ADS 530" and "ADS 503" end up close).
-MaxSim keeps them: maxsim(q, p) = mean over query tokens of the best cosine with any passage token ([CLS],
-[SEP], padding and the query's punctuation dropped). Passage token vectors do not depend on the query, so they
-are kept in memory for every MaxSimReranker of the kernel. `first_stage_weight > 0` fuses the MaxSim rank with
-the first stage's by reciprocal rank fusion, so what the first stage knew (BM25's exact words) still counts.
+maxsim(q, p) = mean over query tokens of the best cosine with any passage token, so details the embedder's
+average blurs ("ADS 530" vs "ADS 503") count. Passage token vectors are kept in memory for the kernel.
+`first_stage_weight > 0` fuses the MaxSim rank with the first stage's by reciprocal rank fusion.
 What it leaves out: ColBERT's training, an index of all token vectors, compression, and a disk cache.
 """
 

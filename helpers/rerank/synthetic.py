@@ -1,9 +1,7 @@
 """Training data for the kit's own cross-encoder: questions the local LLM writes about corpus chunks.
 
-No gold question is used (dev stays a fair measure). The LLM writes one question per sampled chunk (cached);
-the chunk is its positive, and the chunks BM25 ranks highest for it are hard negatives. `cloze_pairs` needs no
-LLM: one sentence of a chunk is the query, the chunk without it the positive (the inverse cloze task). A
-negative sharing more of the question's words than its positive is skipped (`hard_negatives`).
+No gold question is used. Each sampled chunk is the positive of the question the LLM writes about it, with the
+chunks BM25 ranks highest as hard negatives; `cloze_pairs` needs no LLM (the inverse cloze task).
 What it leaves out: filtering bad generated questions, and checking that a "negative" does not also answer the
 question in other words (the labels are noisy, as in most synthetic data).
 """
