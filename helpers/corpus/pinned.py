@@ -1,9 +1,8 @@
 """Document sets pinned to commits of public git repositories: their manifests, rebuilds and questions.
 
-A `PinnedSet` is a folder `course_data/<name>/` (`manifest.json`, `questions.jsonl`, `make_manifest.py`,
-`rebuild.py`) whose documents are rebuilt into `<data_dir>/<name>/docs`: `REALWORLD` (public university
-documents), `PAPERS` (a volume of a machine-learning proceedings) and `VERSIONED` (one kind of document over
-several academic years). `rebuild` extracts every file at its pinned commit from a local copy, checking its hash.
+A `PinnedSet` is a folder `course_data/<name>/` whose documents are rebuilt into `<data_dir>/<name>/docs`
+(`REALWORLD`, `PAPERS`, `VERSIONED`); `rebuild` extracts every file at its pinned commit from a local copy,
+checking its hash.
 What it leaves out: fetching (a missing repository is named with the lines that get it), writing the manifests
 (each set's `make_manifest.py`), and committing the documents: only the manifests are committed.
 """

@@ -1,10 +1,8 @@
 """The packaged MiniLM through ONNX Runtime: exported once from the torch model, in float32 or int8.
 
-`ensure_exported` traces the transformer with `torch.onnx.export` into `<cache_dir>/onnx/` and, for int8, writes
-a copy with ONNX Runtime's dynamic quantisation; each file is written atomically and recorded with its sha256
-(and that of the weights) in `export.json`, so a file that no longer matches is exported again. `OnnxEmbedder`
-does what sentence-transformers does around the model (tokenise, pad per batch, mean-pool); once the files
-exist, torch is not even imported.
+`ensure_exported` writes the ONNX files into `<cache_dir>/onnx/`, recorded with their sha256 in `export.json`
+(a file that no longer matches is exported again); `OnnxEmbedder` tokenises, pads per batch and mean-pools
+as sentence-transformers does. Once the files exist, torch is not even imported.
 What it leaves out: ONNX Runtime's offline optimiser, static quantisation (needs calibration data), GPUs.
 """
 

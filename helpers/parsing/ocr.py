@@ -1,8 +1,7 @@
 """OCR for image-only PDF pages: PyMuPDF's built-in Tesseract, with Debian's language data.
 
-`is_image_only(page)` spots a scanned page; `ocr_blocks(page)` reads it at 300 dpi, blocks top to bottom.
-`tessdata_dir()` finds the folder of `eng.traineddata` (or TESSDATA_PREFIX's); without one `ocr_available()`
-is False and scanned pages are skipped with a warning naming the install command.
+`ocr_blocks(page)` reads a scanned page at 300 dpi; without `eng.traineddata` (`tessdata_dir()`),
+`ocr_available()` is False and scanned pages are skipped with a warning naming the install command.
 What it leaves out: layout beyond Tesseract's blocks, languages other than English, and pages with a text
 layer beside a scanned picture of more text.
 """

@@ -2,10 +2,8 @@
 
     >>> reranker = make_reranker("finetuned", settings)      # or pipeline.make_reranker("finetuned")
     >>> hits = reranker.rerank("When is the ADS 530 exam?", retriever.retrieve(question, 20), top_n=5)
-    >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93, "rerank": 4.1}
 
-One file per variant: `cross_encoder.py`, `llm.py`, `maxsim.py`, `finetune.py` + `synthetic.py` (the kit's own
-cross-encoder, `python -m helpers train-reranker`); `helpers.lab.rerank` measures them (notebook 06).
+One file per variant; `helpers.lab.rerank` measures them (notebook 06).
 What it leaves out: query rewriting (helpers.query) and answer generation.
 """
 

@@ -1,10 +1,8 @@
 """Which sources a question needs (the TUM chatbot's planner): keyword rules, or the LLM with a validated schema.
 
-A plan is a set of `ACTIONS`: search_kb (the program's documents), search_student_docs (the student's own),
-use_profile, list_values (an enumeration over a collection) and ask_followup (too vague: ask back, alone).
-`KeywordPlanner` is a dozen regular expressions; `LLMPlanner` asks the model for one of eight routes, each a
-fixed set of actions, and falls back to the keyword plan when the reply does not validate (`fallbacks`). Why
-routes, not a free list of actions: docs/decisions.md.
+A plan is a set of `ACTIONS`. `KeywordPlanner` is a dozen regular expressions; `LLMPlanner` asks the model for
+one of eight routes, each a fixed set of actions (why routes: docs/decisions.md), and falls back to the keyword
+plan when the reply does not validate (`fallbacks`).
 What it leaves out: plans with an order or with arguments (which filters to use is decided by the caller).
 """
 

@@ -1,12 +1,9 @@
 """BM25 inside Qdrant: each chunk's keywords as a sparse vector, so the store itself ranks by BM25.
 
-A chunk's vector has one entry per distinct token, at index crc32(token) (no vocabulary to keep in step),
-weighted tf / (tf + k1 * (1 - b + b * length / avgdl)); the collection declares it with `Modifier.IDF`, so
-Qdrant multiplies each query entry by Lucene's idf from its live statistics, and query · document is the
-score bm25s gives. avgdl is recorded with the collection when the first chunks get their vectors and every
-later chunk is weighted with it; once the running mean drifts more than `AVGDL_DRIFT` from it, every vector is
-written again. `KeywordVectors` (`KitStore.bm25`) records the recipe and totals and adds missing vectors in
-place (`update_vectors`: a point is never added, duplicated or dropped).
+Entries sit at crc32(token) (no vocabulary to keep in step), weighted tf / (tf + k1 * (1 - b + b * length /
+avgdl)); Qdrant's `Modifier.IDF` supplies Lucene's idf, so query · document is the score bm25s gives. avgdl is
+recorded with the collection; once the running mean drifts more than `AVGDL_DRIFT` from it, every vector is
+written again. `KeywordVectors` (`KitStore.bm25`) adds missing vectors in place (never adding a point).
 What it leaves out: the tokenizers, the queries (`helpers.retrieval.store_hybrid`) and idf (Qdrant's).
 """
 

@@ -1,9 +1,8 @@
 """The embedded Qdrant folder shared by several kernels: locked only while one of them writes.
 
-Local mode locks its folder for as long as a client is open, so a second notebook could not open the course
-index. `SharedLocal` holds the lock only for one write call and reloads what another process wrote (from the
-SQLite files) before its next call; a write that waits longer than `LOCK_WAIT_S` ends in `FolderBusy`, which
-names the holder (`holder.json`).
+Local mode locks its folder while a client is open; `SharedLocal` holds the lock for one write call only and
+reloads what another process wrote before its next call. A write that waits longer than `LOCK_WAIT_S` ends in
+`FolderBusy`, naming the holder (`holder.json`).
 What it leaves out: transactions across processes (ids come from content, so two kernels write the same
 points) and any speed-up of the engine itself.
 """
