@@ -80,10 +80,7 @@ ROUTES: dict[str, tuple[str, ...]] = {
     "program+my_profile+my_documents": ("search_kb", "search_student_docs", "use_profile"),
     "too_vague": ("ask_followup",),
 }
-Route = Literal[
-    "program", "list", "my_documents", "my_profile", "program+my_profile", "program+my_documents",
-    "program+my_profile+my_documents", "too_vague",
-]  # fmt: skip
+Route = Literal[tuple(ROUTES)]  # the routes' names, in ROUTES's order (the JSON schema's enum)
 
 SYSTEM_PROMPT = """Classify a student's question by the sources needed to answer it.
 program = facts about the program (fees, dates, rules, courses, people), nothing about the asker.
