@@ -35,7 +35,7 @@ from helpers.store.shared import (
     StoreError,
     _alive,
     busy_message,
-    process_name,
+    write_holder,
 )
 
 LEASE_POLL_S = 0.02  # how often a holder looks whether another process wants the folder
@@ -249,10 +249,7 @@ class EdgeLocal:
             if asked and wanted.exists() and wanted.read_text(encoding="utf-8") == self._token:
                 wanted.unlink(missing_ok=True)
         self._handle, self._since = handle, time.monotonic()
-        (self.location / HOLDER_FILE).write_text(
-            json.dumps({"pid": os.getpid(), "name": process_name(), "since": time.strftime("%H:%M:%S")}),
-            encoding="utf-8",
-        )
+        write_holder(self.location)
 
     def _wanted(self) -> bool:
         """Whether another live client (another process, or another client of this one) waits for the folder."""

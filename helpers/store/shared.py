@@ -61,6 +61,12 @@ def process_name() -> str:
     return f"process {argv!r}"
 
 
+def write_holder(folder: Path) -> None:
+    """Name this process as the folder's holder (what `holder` reads)."""
+    record = {"pid": os.getpid(), "name": process_name(), "since": time.strftime("%H:%M:%S")}
+    (folder / HOLDER_FILE).write_text(json.dumps(record), encoding="utf-8")
+
+
 def _alive(pid: int) -> bool:
     """Whether a process with this id runs on this machine."""
     try:
@@ -124,10 +130,7 @@ class SharedLocal(QdrantLocal):
         try:
             if load or self._changed():
                 self._reload()
-            (folder / HOLDER_FILE).write_text(
-                json.dumps({"pid": os.getpid(), "name": process_name(), "since": time.strftime("%H:%M:%S")}),
-                encoding="utf-8",
-            )
+            write_holder(folder)
             yield
             self._version = self._disk_version()
         finally:
