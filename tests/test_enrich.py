@@ -20,12 +20,13 @@ from helpers.llm import Completion, LLMError
 from helpers.parsing.enrich import (
     FIELDS,
     SCHEMA,
+    EmailMetadata,
     Enricher,
     Enrichment,
     add_metadata,
     ask_for_metadata,
     flat_fields,
-    validate_reply,
+    validate_json,
 )
 
 GOOD = {
@@ -70,15 +71,15 @@ def test_schema_is_what_llama_cpp_needs() -> None:
     ],
 )
 def test_validate_reply_rejects_bad_json_with_a_reason(reply: str, reason: str) -> None:
-    metadata, error = validate_reply(reply)
+    metadata, error = validate_json(reply, EmailMetadata)
     assert metadata is None and reason in error
 
 
 def test_validate_reply_accepts_good_json() -> None:
-    metadata, error = validate_reply(json.dumps(GOOD))
+    metadata, error = validate_json(json.dumps(GOOD), EmailMetadata)
     assert error == "" and metadata is not None and metadata.urgency == "high"
     # A raw line break inside a string (llama.cpp's grammar lets one through) is read, then squeezed away.
-    metadata, error = validate_reply(json.dumps(GOOD).replace("QEB 240", "QEB\n240"))
+    metadata, error = validate_json(json.dumps(GOOD).replace("QEB 240", "QEB\n240"), EmailMetadata)
     assert metadata is not None and "QEB\n240" in metadata.summary
     assert flat_fields(metadata)["summary"] == GOOD["summary"]
 
@@ -125,7 +126,7 @@ def test_enricher_refuses_an_llm_without_json_mode(tmp_settings: Settings) -> No
 
 def test_add_metadata_flat_and_hidden_from_the_llm() -> None:
     doc = Document(text="Room change.", metadata={"source": "emails/a.eml", "title": "Room"})
-    metadata, _ = validate_reply(json.dumps(GOOD))
+    metadata, _ = validate_json(json.dumps(GOOD), EmailMetadata)
     enriched = add_metadata(doc, Enrichment(metadata))
     assert enriched.metadata["topics"] == "room change; ADS 530"
     assert all(type(enriched.metadata[key]) is str for key in FIELDS)
@@ -138,7 +139,7 @@ def test_add_metadata_flat_and_hidden_from_the_llm() -> None:
 
 
 def test_embed_only_chooses_the_fields_the_embedder_reads() -> None:
-    metadata, _ = validate_reply(json.dumps(GOOD))
+    metadata, _ = validate_json(json.dumps(GOOD), EmailMetadata)
     doc = add_metadata(Document(text="Body.", metadata={"source": "a.eml"}), Enrichment(metadata))
     none, some = embed_only([doc], ()), embed_only([doc], ("summary", "topics"))
     assert "QEB 240" not in none[0].get_content(MetadataMode.EMBED)

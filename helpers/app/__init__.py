@@ -1,17 +1,10 @@
 """The interactive app (notebooks 09 and 10): a lab bench to ask the documents, turn the knobs and see why.
 
     >>> app = open_app()                      # one cell: the widgets, over the ready index
-    >>> app.ask("What is the application fee?").answer.citations
     >>> app.compare("When is the ADS 530 final exam?", Knobs(retriever="dense"), Knobs(retriever="bm25"))
     >>> app.ask_gold("hb-023", Knobs(mode="short")).f1       # a gold question: reference, evidence, EM/F1
     >>> AppEngine().ask("…", Knobs(k=6, retriever="hybrid", alpha=0.7))   # the same, without widgets
 
-`knobs.py` (what can be turned, `Knobs` and `KnobPanel`), `prompt_template.py` (the editable template and its
-check), `search.py` (knobs → retriever from helpers.retrieval / rerank / query), `chunking_knob.py` (another
-chunking strategy → its own collection, indexed on first use), `engine.py` (question → `Turn`: answer or a clear
-message, models warmed up in the background), `views.py` (sources table with per-stage scores, prompt with its
-token budget, the two cosine floors), `side_by_side.py` (A/B: two knob sets on one question, sources diffed),
-`gold_mode.py` (a gold question: reference, evidence reached, EM/F1), `panels.py` and `widgets.py` (the layout).
 What it leaves out: serving many users (use Voilà per user, or a real web app), authentication.
 """
 
@@ -20,7 +13,7 @@ from helpers.app.engine import EMPTY, AppEngine, Turn
 from helpers.app.gold_mode import GoldReport, evidence_reached, gold_report
 from helpers.app.knobs import ANY, KnobPanel, Knobs
 from helpers.app.prompt_template import template_problem
-from helpers.app.search import PipelineDense, SearchBuilder, SimilarityFloor, standalone_query
+from helpers.app.search import SearchBuilder, SimilarityFloor, standalone_query
 from helpers.app.side_by_side import SideBySide, compare, source_diff
 from helpers.app.views import answer_html, floors_html, message_html, prompt_html, sources_frame, sources_html
 from helpers.app.widgets import ChatApp, open_app
@@ -34,7 +27,6 @@ __all__ = [
     "GoldReport",
     "KnobPanel",
     "Knobs",
-    "PipelineDense",
     "SearchBuilder",
     "SideBySide",
     "SimilarityFloor",

@@ -1,14 +1,6 @@
-"""The chunking strategy as a knob: each strategy searches its own collection, indexed the first time it is chosen.
-
-The app's index is chunked one way (`settings.chunking.chunk_strategy`). Choosing another strategy of
-`helpers.chunking.STRATEGIES` opens the collection `<base>_by_<strategy>` ("course_by_fixed_tokens"), and, when it
-is empty, indexes the same folder into it with that strategy: parse (cached), chunk, embed, upsert. Its pipeline
-shares the app's embedder, store connection and language model, so nothing is loaded twice. The course's vectors
-for the default chunking ship with the repository; another strategy's are computed on first use, and the status
-line says how many chunks and about how long (from the embedder's speed on the first few of them), then how long
-it took. Later uses, in this kernel or the next, find the collection filled.
-What it leaves out: a strategy's own sizes (each runs at its defaults) and removing the extra collections
-(`helpers.store.drop_collection(name, settings)`).
+"""The chunking strategy as a knob: each strategy searches its own collection (`<base>_by_<strategy>`), indexed
+the first time it is chosen with the app's embedder, store connection and model.
+What it leaves out: a strategy's own sizes (each runs at its defaults) and removing the extra collections.
 """
 
 from __future__ import annotations

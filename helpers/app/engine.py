@@ -1,13 +1,5 @@
-"""The app without widgets: question + knobs + chat history in, a `Turn` out (answer, hits, or a message).
-
-`AppEngine.ask` runs the path every notebook built, with one rule on top: nothing raises into the
-student's face. Each way a question can go wrong ends as a `Turn` whose `status` names it and whose
-`message` says what to do: an empty question, a template that cannot be filled, a guarded injection, no
-passage above "drop passages below cosine", a best passage below "refuse below cosine", an endpoint that does
-not answer, any other kit error. The chunking knob picks the collection searched (`chunking_knob.py`).
-`warm_up` loads the embedder, the BM25 index and the LLM (and runs the fixed prompt prefix through it, so
-llama.cpp serves it from its KV cache); the app calls it in a background thread when it opens, and `ask` waits
-for it instead of loading anything twice.
+"""The app without widgets: question + knobs + chat history in, a `Turn` out (answer, hits, or a message whose
+`status` names what went wrong: nothing raises into the student's face); models warm up in the background.
 What it leaves out: widgets (`widgets.py`) and tables (`views.py`).
 """
 
@@ -24,13 +16,7 @@ from helpers.app.prompt_template import template_problem
 from helpers.app.search import SearchBuilder, standalone_query
 from helpers.app.views import no_hits_message, refusal_message
 from helpers.config import Settings
-from helpers.generation import (
-    REJECTION,
-    Answer,
-    TokenBudget,
-    build_messages,
-    worked_examples,
-)
+from helpers.generation import REJECTION, Answer, TokenBudget, build_messages, worked_examples
 from helpers.llm import LLM, LLMError, make_llm
 from helpers.mechanisms import in_use, kits_own, load_mine
 from helpers.pipeline import RAGPipeline
@@ -97,11 +83,7 @@ class AppEngine:
         return self._llms[model]
 
     def warm_up(self, knobs: Knobs | None = None, step: Callable[[str], None] = lambda _: None) -> None:
-        """Load everything the first question needs; sets `ready` even when a step fails (the error is kept).
-
-        The language model loads in a second thread while this one imports torch and reads the index:
-        on 2 cores the two overlap well (one is mostly imports and I/O, the other matrix maths).
-        """
+        """Load everything the first question needs (the model in a second thread); `ready` is set even on errors."""
         knobs = knobs or Knobs.from_settings(self.settings)
         llm_thread = threading.Thread(target=self._guarded, args=(self._prime_llm, knobs.model), daemon=True)
         llm_thread.start()
@@ -144,10 +126,8 @@ class AppEngine:
         on_token: Callable[[str], None] | None = None,
         on_step: Callable[[str], None] = lambda _: None,
     ) -> Turn:
-        """Guard, rewrite the follow-up, retrieve under the knobs, answer with citations — or say why not.
-
-        `on_token` receives the streamed answer, `on_step` what takes a while (indexing another chunking).
-        """
+        """Guard, rewrite the follow-up, retrieve under the knobs, answer with citations — or say why not;
+        `on_token` receives the streamed answer, `on_step` what takes a while (indexing another chunking)."""
         start = time.perf_counter()
         question = question.strip()
         # 1. the cheap checks first: an empty question, a template that cannot be filled, an injection

@@ -1,14 +1,5 @@
-"""The gold-question mode: a question whose answer is known, asked in the app, with what went right or wrong.
-
-Pick a question of the gold `dev` split (or, for a folder of your own, of its question file): the app asks it
-under the current knobs and shows, beside its answer,
-- the reference answer and its accepted variants;
-- whether the evidence reached the reader: which passages given to the model hold a reference answer
-  (`helpers.metrics.contains_answer`, the "answer in the reader's context" of notebooks 02–08), which
-  retrieved hits hold it but never reached the prompt (cut by the token budget, or a refusal before the model),
-  and, for each evidence quote of the question, the passages that support it (`chunk_supports`);
-- the answer's SQuAD EM and F1 (`helpers.generation.scores.score_answer`: the answer without its [n] markers;
-  a question without an answer is right when it is refused).
+"""The gold-question mode: a question whose answer is known, asked in the app: the reference, whether the evidence
+reached the reader (or where it stopped), and the answer's SQuAD EM and F1 (or the expected refusal).
 What it leaves out: averages over many questions (notebook 08 and `helpers.byod.evaluate_questions` do that).
 """
 

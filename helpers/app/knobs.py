@@ -1,14 +1,5 @@
-"""The app's knobs: one frozen `Knobs` value, and the `KnobPanel` of widgets that produces it.
-
-`Knobs` is plain data (k, retriever, hybrid weight, the two cosine floors, rerank, multi-query, metadata
-filter, model, answer mode, chunking strategy, prompt template, and whose functions run the slots: yours from
-my_rag.py, or the kit's own), so the engine and the tests never touch a widget. The two floors are named apart:
-`drop_below` drops passages whose dense (cosine) similarity is below it before the prompt is built;
-`refuse_below` refuses without asking the model when the best passage is below it.
-`KnobPanel` lays the widgets out, each with a stable CSS class (`kit-knob-k`, `kit-knob-threshold` for "drop
-passages below cosine", `kit-knob-refuse`, `kit-knob-chunking`, `kit-template` …) for the browser test, reads
-them back (`value`) and sets them (`set`; the `kit-knob-defaults` button sets the defaults it was made with); the
-app has two of them, A and B.
+"""The app's knobs: one frozen `Knobs` value (plain data: the engine and the tests never touch a widget), and the
+`KnobPanel` of widgets that produces it, each with a stable CSS class (`kit-knob-<name>`) for the browser test.
 What it leaves out: saving knob settings between sessions (the defaults come from `Settings`).
 """
 
@@ -85,21 +76,22 @@ class Knobs:
         return {name: (mine, theirs) for name, mine, theirs in pairs if mine != theirs}
 
 
-def _tagged(widget: widgets.Widget, name: str) -> widgets.Widget:
-    """The widget with the CSS class `kit-knob-<name>`."""
-    widget.add_class(f"kit-knob-{name}")
+def tagged(widget: widgets.Widget, css_class: str) -> widgets.Widget:
+    """The widget with a CSS class added (the browser test's handle on it)."""
+    widget.add_class(css_class)
     return widget
 
 
 def _slider(kind: type, value: float, low: float, high: float, step: float, label: str, name: str) -> widgets.Widget:
     """A labelled slider with its CSS class."""
     style = {"description_width": "initial"}
-    return _tagged(kind(value, min=low, max=high, step=step, description=label, style=style), name)
+    return tagged(kind(value, min=low, max=high, step=step, description=label, style=style), f"kit-knob-{name}")
 
 
 def _choice(options: Sequence[str], label: str, name: str) -> widgets.Widget:
     """A labelled dropdown with its CSS class."""
-    return _tagged(widgets.Dropdown(options=options, description=label, style={"description_width": "initial"}), name)
+    dropdown = widgets.Dropdown(options=options, description=label, style={"description_width": "initial"})
+    return tagged(dropdown, f"kit-knob-{name}")
 
 
 class KnobPanel:
@@ -111,8 +103,9 @@ class KnobPanel:
         self.alpha = _slider(widgets.FloatSlider, knobs.alpha, 0, 1, 0.1, "hybrid weight", "alpha")
         self.drop_below = _slider(widgets.FloatSlider, 0, 0, 0.9, 0.05, "drop passages below cosine", "threshold")
         self.refuse_below = _slider(widgets.FloatSlider, 0, 0, 0.9, 0.05, "refuse below cosine", "refuse")
-        self.rerank = _tagged(widgets.Checkbox(knobs.rerank, description="rerank", indent=False), "rerank")
-        self.multi_query = _tagged(widgets.Checkbox(False, description="multi-query", indent=False), "multi-query")
+        self.rerank = tagged(widgets.Checkbox(knobs.rerank, description="rerank", indent=False), "kit-knob-rerank")
+        multi_query = widgets.Checkbox(False, description="multi-query", indent=False)
+        self.multi_query = tagged(multi_query, "kit-knob-multi-query")
         self.doc_type = _choice((ANY,), "doc type", "doc-type")
         self.term = _choice((ANY,), "term", "term")
         self.model = _choice(MODELS, "model", "model")
@@ -120,7 +113,8 @@ class KnobPanel:
         self.chunking = _choice(CHUNK_STRATEGIES, "chunking", "chunking")
         self.template = TemplateBox(knobs.template)
         self.functions = _choice(FUNCTIONS, "functions", "functions")
-        self.defaults = _tagged(widgets.Button(description="defaults", tooltip="the configured knobs"), "defaults")
+        defaults = widgets.Button(description="defaults", tooltip="the configured knobs")
+        self.defaults = tagged(defaults, "kit-knob-defaults")
         self.defaults.on_click(lambda _: self.set(knobs))
         self.set_facets(doc_types, terms)
         self.retriever.observe(self._sync_alpha, names="value")
@@ -145,10 +139,8 @@ class KnobPanel:
         return Knobs(**{**values, "doc_type": values["doc_type"] or ANY, "term": values["term"] or ANY})
 
     def set(self, knobs: Knobs) -> None:
-        """Turn every widget to the value `knobs` holds (a filter value the index lacks becomes "(any)").
-
-        A value a widget does not offer (`chunking="fixed"`) is said in one line and the widget keeps its own.
-        """
+        """Turn every widget to the value `knobs` holds (a filter value the index lacks becomes "(any)"); a value a
+        widget does not offer (`chunking="fixed"`) is said in one line and the widget keeps its own."""
         for f in fields(Knobs):
             widget, value = getattr(self, f.name), getattr(knobs, f.name)
             unknown_facet = f.name in ("doc_type", "term") and value not in widget.options
@@ -167,4 +159,4 @@ class KnobPanel:
             widgets.HBox([self.mode, self.chunking, self.refuse_below, self.functions, self.defaults]),
             widgets.Accordion(children=[self.template.widget], titles=("Prompt template (the user turn)",)),
         ]
-        return _tagged(widgets.VBox(rows), "panel")
+        return tagged(widgets.VBox(rows), "kit-knob-panel")

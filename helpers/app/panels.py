@@ -1,10 +1,5 @@
-"""The app's two lab-bench panels: A/B (a second set of knobs) and the gold-question picker.
-
-`ABPanel` holds knobs B (a `KnobPanel` inside `kit-ab-knobs`), the buttons "Compare A and B" (`kit-ab-run`)
-and "B = A" (`kit-ab-copy`), and the result (`kit-ab-result`: `kit-ab-changes`, `kit-ab-answer-a`/`-b`,
-`kit-ab-same`, `kit-ab-summary`, the table `kit-ab-sources`). `GoldPanel` holds the dropdown of gold questions
-(`kit-gold-question`) and the report (`kit-gold-result`). Choosing a question types it into the question box;
-while the box holds it, every answer and every A/B is scored against its reference.
+"""The app's two lab-bench panels: A/B (a second set of knobs, `kit-ab-…`) and the gold-question picker
+(`kit-gold-…`); while the question box holds a chosen gold question, every answer is scored against it.
 What it leaves out: the wiring to the engine (`widgets.ChatApp`) and the HTML (`side_by_side`, `gold_mode`).
 """
 
@@ -16,7 +11,7 @@ import ipywidgets as widgets
 
 from helpers.app.engine import Turn
 from helpers.app.gold_mode import GoldReport, gold_html, gold_report, question_label
-from helpers.app.knobs import KnobPanel, Knobs
+from helpers.app.knobs import KnobPanel, Knobs, tagged
 from helpers.app.side_by_side import SideBySide, side_by_side_html
 from helpers.corpus import Question
 
@@ -25,12 +20,6 @@ NO_QUESTIONS = (
     "<i>No gold questions for this folder: open the app with your question file, "
     "<code>open_app(engine=…, questions=load_questions(FILE))</code>.</i>"
 )
-
-
-def tagged(widget: widgets.Widget, css_class: str) -> widgets.Widget:
-    """The widget with a CSS class added (the browser test's handle on it)."""
-    widget.add_class(css_class)
-    return widget
 
 
 class ABPanel:

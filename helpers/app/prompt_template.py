@@ -1,11 +1,5 @@
-"""The prompt template as a knob: its check, and the text box the app edits it in.
-
-The user turn of the prompt is a format string (`helpers.generation.USER_TEMPLATE`) with three fields:
-{context} (the numbered passages), {question} and {instruction} (the answer mode's instruction). A student
-may rewrite it; `template_problem` says in one sentence what is wrong with a template that cannot work (braces
-that do not pair, a field the kit does not fill, no place for the passages or the question), so the app shows
-a message instead of a traceback. `TemplateBox` is the text area (CSS class `kit-template`), the message under
-it (`kit-template-message`) and a button back to the kit's template (`kit-template-reset`).
+"""The prompt template as a knob: its check (`template_problem`, one sentence instead of a traceback) and the text
+box the app edits it in (`TemplateBox`: `kit-template`, `kit-template-message`, `kit-template-reset`).
 What it leaves out: the system prompt and the worked examples' answers (fixed in `helpers.generation.prompts`).
 """
 
@@ -23,15 +17,10 @@ REQUIRED = {"context": "the numbered passages", "question": "the student's quest
 BRACES = "write {{ and }} for a literal brace"
 
 
-def template_fields(template: str) -> list[str]:
-    """The fields a format string names, in order (raises ValueError when its braces do not pair)."""
-    return [name for _, name, _, _ in Formatter().parse(template) if name is not None]
-
-
 def template_problem(template: str) -> str:
     """What is wrong with a user template, in one sentence ("" when the kit can fill it)."""
     try:
-        names = template_fields(template)
+        names = [name for _, name, _, _ in Formatter().parse(template) if name is not None]
     except ValueError as err:
         return f"The template's braces do not pair ({err}): {BRACES}."
     allowed = ", ".join("{" + name + "}" for name in FIELDS)

@@ -1,13 +1,10 @@
 """From knobs to a retriever: the kit's retrieval, rerank and query packages, wired by name.
 
-`SearchBuilder.build(knobs)` stacks the pieces notebooks 05–06 teach:
     make_retriever(name, alpha)  →  Reranked (rerank on)  or  MultiQueryRetriever (multi-query on)
                                  →  SimilarityFloor (the knob "drop passages below cosine")
-The BM25 index is built once (saved beside a local-mode collection, else fitted on one read of the chunks); the
-facet values (doc types, terms) are asked of the store.
-Should `helpers.retrieval` be missing, the app falls back to dense search through the pipeline, so it
-always works. The floor is on the dense score, not the last stage's: a fused or RRF score is rescaled
-per query (the top hit is always near 1), so only cosine similarity can say "nothing here is close".
+
+The floor is on the dense score: a fused or RRF score is rescaled per query, so only cosine similarity can say
+"nothing here is close".
 What it leaves out: choosing the retriever by measurement (notebook 05 does that; the app uses the knobs).
 """
 
@@ -23,17 +20,6 @@ from helpers.types import Hit
 Filters = dict[str, object]
 
 
-class PipelineDense:
-    """Dense search through `RAGPipeline` (the fallback when `helpers.retrieval` is not importable)."""
-
-    def __init__(self, pipeline: RAGPipeline) -> None:
-        self.pipeline = pipeline
-
-    def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
-        """Top-k chunks by cosine similarity, filtered on metadata."""
-        return self.pipeline.store.search(self.pipeline.embedder.embed_query(query), k, filters=filters)
-
-
 class SimilarityFloor:
     """Any retriever, keeping only hits whose dense (cosine) similarity reaches `threshold`."""
 
@@ -46,11 +32,6 @@ class SimilarityFloor:
         return [hit for hit in hits if hit.scores.get("dense", -1.0) >= self.threshold]
 
 
-def reranker_name(settings: Any) -> str:
-    """The reranker the rerank knob switches on: the configured one, else MaxSim (no training, quick enough live)."""
-    return settings.rerank.reranker if settings.rerank.reranker != "none" else "maxsim"
-
-
 class SearchBuilder:
     """Builds the retriever for a set of knobs, reusing the expensive parts (BM25 index, reranker)."""
 
@@ -61,14 +42,11 @@ class SearchBuilder:
         self._in_store: bool | None = None
 
     def facets(self, key: str) -> list[str]:
-        """The distinct values of one metadata field in the index, sorted (for the filter dropdowns); a field
-        holding a list (the terms a chunk names) contributes each of its values. Asked of the store: the app reads
-        no chunk for its dropdowns."""
+        """The distinct values of one metadata field in the index, sorted, asked of the store (for the dropdowns)."""
         return self.pipeline.store.distinct_values(key)
 
     def keywords_in_store(self) -> bool:
-        """Whether BM25 runs inside Qdrant (`bm25_backend`, and the collection has its vectors): then the
-        app fits nothing and reads no chunk; otherwise bm25s is fitted once here and handed to every retriever."""
+        """Whether BM25 runs inside Qdrant (`bm25_backend`, and the collection has its vectors): nothing to fit."""
         if self._in_store is None:
             from helpers.retrieval.store_hybrid import store_problem
             from helpers.store.client import bm25_in_store
@@ -89,24 +67,16 @@ class SearchBuilder:
         return self._bm25
 
     def reranker(self) -> Any:
-        """The reranker the rerank knob uses (loaded once)."""
+        """The reranker the rerank knob uses (loaded once): the configured one, else MaxSim (no training, quick)."""
         if self._reranker is None:
-            from helpers.rerank import make_reranker
-
-            settings = self.pipeline.settings
-            self._reranker = make_reranker(reranker_name(settings), settings, llm=lambda: self.pipeline.llm)
+            name = self.pipeline.settings.rerank.reranker
+            self._reranker = self.pipeline.make_reranker(name if name != "none" else "maxsim")
         return self._reranker
 
     def base(self, knobs: Knobs) -> Any:
-        """The first-stage retriever: the kit's by name, or dense through the pipeline."""
-        try:
-            from helpers.retrieval import make_retriever
-        except ImportError:
-            return PipelineDense(self.pipeline)
+        """The first-stage retriever by name, sharing the one BM25 index."""
         sides = {} if knobs.retriever == "dense" or self.keywords_in_store() else {"bm25": self.bm25()}
-        p = self.pipeline
-        params = {"alpha": knobs.alpha, "threshold": 0.0, **sides}
-        return make_retriever(knobs.retriever, p.store, p.embedder, p.settings.retrieval, **params)
+        return self.pipeline.make_retriever(knobs.retriever, alpha=knobs.alpha, threshold=0.0, **sides)
 
     def build(self, knobs: Knobs) -> Any:
         """The whole retriever for these knobs."""
@@ -135,11 +105,9 @@ def standalone_query(pipeline: RAGPipeline, history: Sequence[dict[str, str]], q
     method = pipeline.settings.query.followup_rewrite
     if not history or method == "none":
         return question
-    try:
-        from helpers.llm.cache import CachedCompleter
-        from helpers.query import keyword_rewrite, llm_rewrite
-    except ImportError:
-        return question
+    from helpers.llm.cache import CachedCompleter
+    from helpers.query import keyword_rewrite, llm_rewrite
+
     if method == "llm":
         return llm_rewrite(CachedCompleter.from_pipeline(pipeline), history, question)
     return keyword_rewrite(history, question)

@@ -1,12 +1,5 @@
-"""A/B: one question under two sets of knobs, side by side, with what differs marked.
-
-`compare(engine, question, a, b)` asks the one engine twice (one embedder, one store, one model: the second
-run loads nothing, and a prompt seen before comes from the answer cache at once) and returns a `SideBySide`:
-both turns, the knobs that differ, whether the two answers are the same text, and `diff`: every passage either
-side retrieved, with its rank in A and in B and whether it is only in A, only in B or in both. Passages are
-matched by chunk id; when A and B chunk differently no chunk can be shared, so they are matched by document.
-The F1 of one answer against the other would measure nothing (neither is a reference), so the view says only
-whether they are equal; the gold mode scores each side against the reference.
+"""A/B: one question under two sets of knobs, side by side: both answers, the knobs that differ, and every passage
+either side retrieved with its rank in A and in B (matched by chunk, or by document when A and B chunk apart).
 What it leaves out: more than two settings at once (notebook 08's ablation does that over many questions).
 """
 
@@ -59,11 +52,6 @@ def source_diff(a: Sequence[Hit], b: Sequence[Hit], by: str = "chunk") -> pd.Dat
     return pd.DataFrame(rows, columns=["source", "passage", "rank in A", "rank in B", "in"])
 
 
-def same_text(a: Turn, b: Turn) -> bool:
-    """Whether two turns show the same text (white space aside)."""
-    return " ".join(a.text.split()) == " ".join(b.text.split())
-
-
 def knob_text(value: object) -> str:
     """A knob's value for the changes line (a template only as "edited"; "yours" with the slots yours run)."""
     text = str(value)
@@ -95,8 +83,8 @@ class SideBySide:
 
     @property
     def same_answer(self) -> bool:
-        """Whether A and B answered with the same text."""
-        return same_text(self.a, self.b)
+        """Whether A and B answered with the same text (white space aside)."""
+        return " ".join(self.a.text.split()) == " ".join(self.b.text.split())
 
     def counts(self) -> dict[str, int]:
         """How many passages are only in A, only in B, in both."""

@@ -1,11 +1,5 @@
 """What the app shows, as plain tables and HTML: the sources table, the prompt view, the answer, a message.
-
-Pure functions of a `Turn` (or its parts), so they can be tested and reused in a notebook without any widget:
-- `sources_frame`: one row per retrieved hit — source, page/section, its score at every stage (dense,
-  BM25, fused, rerank; "–" where a stage did not see it), whether it went into the prompt and as which [n];
-- `prompt_html`: the exact chat messages sent, and their token count against the budget;
-- `answer_html` / `message_html`: the answer with its numbered citations, or a clear message;
-- `no_hits_message` / `refusal_message` / `floors_html`: the two cosine floors, each named by its knob.
+Pure functions of a `Turn` (or its parts), so they can be tested and reused in a notebook without any widget.
 What it leaves out: styling beyond a few inline rules (Voilà and JupyterLab bring their own).
 """
 
@@ -18,14 +12,7 @@ import pandas as pd
 
 from helpers.app.knobs import Knobs
 from helpers.chunking import count_tokens
-from helpers.generation import (
-    Answer,
-    TokenBudget,
-    best_similarity,
-    budget_table,
-    format_context,
-    hit_section,
-)
+from helpers.generation import Answer, TokenBudget, best_similarity, budget_table, format_context, hit_section
 from helpers.types import Hit
 
 STAGES = {"dense": "dense", "sparse": "BM25", "fused": "fused", "rerank": "rerank"}  # score key → column

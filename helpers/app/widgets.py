@@ -1,12 +1,5 @@
-"""The ipywidgets app: question box, chat, knobs, streamed answer, sources, prompt, and the lab bench: A/B
-(a second set of knobs: both answers, their sources diffed) and gold questions (reference, evidence, F1).
-
-`ChatApp` only lays widgets out and moves values between them and an `AppEngine`; every decision lives in the
-engine, every table in `views.py`, `side_by_side.py` and `gold_mode.py`. Each widget has a stable CSS class
-(`kit-question`, `kit-ask`, `kit-answer`, `kit-sources`, `kit-floors`, `kit-prompt`, `kit-history`, `kit-status`;
-`panels.py`'s `kit-ab-…` and `kit-gold-…`) for the browser test. `open_app()` is the one call a notebook makes:
-it builds an empty index first (progress bar), shows the app, and loads the models in the background. From code,
-`app.ask`, `app.compare` and `app.ask_gold` do what the buttons do and return what the app shows.
+"""The ipywidgets app: question box, chat, knobs, streamed answer, sources, prompt, A/B and gold questions.
+`ChatApp` only lays widgets out and moves values to and from an `AppEngine`; `open_app()` is what a notebook calls.
 What it leaves out: several users at once (one kernel, one app) and cancelling an answer mid-stream.
 """
 
@@ -20,8 +13,8 @@ from IPython.display import display
 
 from helpers.app.engine import AppEngine, Turn
 from helpers.app.gold_mode import GoldReport, default_questions
-from helpers.app.knobs import KnobPanel, Knobs
-from helpers.app.panels import ABPanel, GoldPanel, tagged
+from helpers.app.knobs import KnobPanel, Knobs, tagged
+from helpers.app.panels import ABPanel, GoldPanel
 from helpers.app.side_by_side import SideBySide, compare
 from helpers.app.views import answer_html, floors_html, message_html, prompt_html, sources_html
 from helpers.config import Settings
@@ -180,10 +173,7 @@ class ChatApp:
 def open_app(
     settings: Settings | None = None, engine: AppEngine | None = None, questions: Sequence[Question] | None = None
 ) -> ChatApp | None:
-    """Show the app over the ready index (built here, with a progress bar, if empty); models load in the background.
-
-    `questions` fill the gold mode (default: the gold `dev` split on the course documents, none on a folder).
-    """
+    """Show the app over the ready index (built here if empty); `questions` fill the gold mode (default: gold dev)."""
     engine = engine or AppEngine(settings=settings)
     try:
         if engine.pipeline.store.count() == 0:

@@ -1,15 +1,9 @@
 """Bring your own documents: the kit's pipeline, app and evaluation on any folder (notebook 10).
 
-    >>> docs = ingest_folder("course_data/byod_example/riverbend_makerspace")
-    >>> docs.collection  # its own collection: "riverbend_makerspace_" + a short hash of the folder's path
+    >>> docs = ingest_folder("course_data/byod_example/riverbend_makerspace")   # a collection of its own
     >>> print(docs.ask("When does the makerspace open on Saturdays?"))
     >>> result = evaluate_questions(docs.pipeline, load_questions("course_data/byod_example/questions.csv"))
-    >>> result.table
 
-`ingest.py` (a folder into its own collection, idempotent), `helpers.corpus.questions` (your CSV or JSONL
-of questions and answers), `evaluate.py` (closed book vs dense vs hybrid vs reranked: EM,
-F1, answer-in-top-k), `open_realworld` (the real-document set's pipeline, notebook 06), and `capstone.py` (notebook 12:
-settings swept on dev, reported once on test).
 The command line does the same: `python -m helpers eval --docs FOLDER --questions FILE [--limit N]`.
 What it leaves out: file formats the parsers do not know (they are skipped and listed), and LLM judges.
 """

@@ -1,17 +1,5 @@
-"""The capstone: your RAG on a folder it has never seen, its settings chosen on dev and reported once on test.
-
-A setting is a retriever and how many chunks the reader gets (`Setting("hybrid", 4)`). The steps, in order:
-1. `retrieval_rows(pipeline, dev, candidates)`: every candidate on every dev question, no reader (fast):
-   answer-in-top-k (a retrieved chunk holds a reference answer) and recall@k (of the evidence quotes);
-2. `shortlist(rows, n, default)`: the n best by retrieval, and the kit's default beside them;
-3. `reader_rows(pipeline, dev, shortlisted)`: the reader answers with each (slow: one model call per question and
-   setting, cached on disk), scored with EM and F1; the same columns as step 1 beside them;
-4. a choice made from the dev rows alone (`reference_choice` is the kit's rule: best mean F1, then answer-in-top-k,
-   then the smaller k);
-5. `reader_rows` once on test for the choice and the default, and `report_on_test(rows, chosen, default)`: EM, F1
-   with its bootstrap 95% interval, and the paired bootstrap of F1 against the default.
-Scores are means over the answerable questions (F1 is empty for an unanswerable one). The `ci` profile answers a
-seeded few questions of different categories (`capstone_subset`).
+"""The capstone: your RAG on a folder it has never seen, its `Setting` (a retriever and k) shortlisted by retrieval
+and chosen by the reader's F1 on dev alone, then reported once on test with bootstrap intervals.
 What it leaves out: reranking and the other knobs (the app compares them), and LLM judges.
 """
 
@@ -153,8 +141,7 @@ def _scores(rows: pd.DataFrame, setting: Setting) -> pd.DataFrame:
 
 
 def report_on_test(rows: pd.DataFrame, chosen: Setting, default: Setting) -> dict[str, Any]:
-    """The numbers to report (`REPORT_KEYS`): the chosen setting's test EM and F1 over the answerable questions,
-    the F1's bootstrap 95% interval, and the paired bootstrap of F1 against the default (difference, interval, p)."""
+    """The numbers to report (`REPORT_KEYS`): test EM and F1 with its interval, and F1 paired against the default."""
     mine, kits = _scores(rows, chosen), _scores(rows, default)
     answerable = mine.f1.notna()
     with kits_own(slots=MEASURES):  # the leaderboard's intervals are the kit's for everyone

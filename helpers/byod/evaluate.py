@@ -1,12 +1,5 @@
-"""Evaluate your folder with your questions: closed book, dense, hybrid and the best reranked configuration.
-
-For each configuration and question: the short answer's EM and F1 against the reference answers (SQuAD
-normalisation, the best over the `;` alternatives), and answer-in-top-k — whether any retrieved chunk holds
-a reference answer, the stand-in for evidence your questions do not give. One configuration runs over all
-questions before the next, so llama.cpp serves the shared prompt prefix from its KV cache, and answers are
-cached on disk, so a re-run is quick. The reranker is the configured one (settings.rerank.reranker), else MaxSim late
-interaction over the hybrid top-N (no training); `BYODEvaluation.reranker_note` says which.
-The `ci` profile evaluates a fixed, seeded subset with a shallow rerank, sized for a 4-minute notebook.
+"""Evaluate your folder with your questions: closed book, dense, hybrid and the best reranked configuration, each
+answer scored by EM, F1 and answer-in-top-k (a retrieved chunk holds a reference answer).
 What it leaves out: retrieval metrics that need evidence documents (hit@k, MRR: notebook 05), LLM judges.
 """
 
@@ -109,11 +102,7 @@ def evaluate_questions(
     progress: bool = True,
     configs: Sequence[str] = DEFAULT_CONFIGS,
 ) -> BYODEvaluation:
-    """Answer every question in the chosen configurations (`CONFIGS`) and score each answer (module docstring).
-
-    closed_book: no retrieval; dense, hybrid: those retrievers alone; default: the pipeline's configured
-    retriever (reranked if the settings say so); rerank: hybrid + the best reranker the kit has (slow).
-    """
+    """Answer every question in the chosen configurations (`CONFIGS`) and score each answer."""
     settings = pipeline.settings
     unknown = [name for name in configs if name not in CONFIGS]
     if unknown or not configs:
@@ -121,12 +110,7 @@ def evaluate_questions(
     picked, k = evaluation_subset(questions, settings, limit), k or settings.retrieval.top_k
     if not picked:
         raise ByodError(f"no questions to evaluate (limit={limit}); give at least one")
-    retrievers: dict[str, Any] = {}
-    if "dense" in configs:
-        retrievers["dense"] = pipeline.make_retriever("dense")
-    if "hybrid" in configs or "rerank" in configs:
-        hybrid = pipeline.make_retriever("hybrid")
-        retrievers.update({"hybrid": hybrid} if "hybrid" in configs else {})
+    retrievers: dict[str, Any] = {n: pipeline.make_retriever(n) for n in ("dense", "hybrid") if n in configs}
     if "default" in configs:
         default = f"default ({settings.retrieval.retriever}, k={k}, reranker {settings.rerank.reranker})"
         retrievers[default] = pipeline.retriever
@@ -136,6 +120,7 @@ def evaluate_questions(
         if reranker is not None:
             from helpers.rerank import Reranked
 
+            hybrid = retrievers["hybrid"] if "hybrid" in retrievers else pipeline.make_retriever("hybrid")
             depth = settings.rerank.rerank_depth
             depth = min(depth, CI_RERANK_DEPTH) if settings.profile == "ci" else depth
             retrievers[f"hybrid + {reranker.name} (top {depth})"] = Reranked(hybrid, reranker, depth)

@@ -1,17 +1,6 @@
-"""Index any folder of documents with the kit's own pipeline, in a collection of its own.
-
-What it does: `ingest_folder(path)` builds a copy of the settings with a Qdrant collection of the folder's
-own (and, for the embedded store, a Qdrant folder apart from the course index, so notebook 09's app can stay
-open), then runs exactly `RAGPipeline.ingest` on it: the same parsers, chunker, embedder and idempotent upsert.
-Point ids come from source + chunk text, so running it again writes nothing; the chunks of a file gone from the
-folder are removed then (a file still there but unreadable this time keeps its chunks).
-The collection is named from the folder's whole path (`collection_name`): its name made Qdrant-safe, then 8 hex
-digits hashing its path — relative to the repository for the kit's own folders, so the same in every clone,
-else absolute — so two folders both called `docs` never share one: notebook 10's example folder
-`course_data/byod_example/riverbend_makerspace` is indexed in `riverbend_makerspace_` + its path's hash.
-Past 10,000 chunks in the embedded local-mode store it warns, naming the in-process engine and the server.
-What it leaves out: watching the folder for changes (ingest it again), and following a moved or renamed folder
-(another path, another collection: drop the old one with `helpers.store.drop_collection(name, settings)`).
+"""Index any folder of documents with the kit's own pipeline, in a collection of its own, named from the folder's
+name and a hash of its path (`collection_name`); a re-run writes nothing and drops the chunks of removed files.
+What it leaves out: watching the folder for changes (ingest it again), and following a moved or renamed folder.
 """
 
 from __future__ import annotations
@@ -47,8 +36,7 @@ def store_advice(points: int, settings: Settings) -> str:
 
 
 def folder_key(folder: str | Path) -> str:
-    """What a folder's collection name is hashed from: its path relative to the repository when it lies inside it
-    (the same in every clone: `course_data/byod_example/riverbend_makerspace`), else its resolved absolute path."""
+    """What a folder's collection name is hashed from: its path within the repository when inside it, else absolute."""
     path = Path(folder).expanduser().resolve()
     try:
         return path.relative_to(REPO_ROOT).as_posix()
@@ -58,8 +46,7 @@ def folder_key(folder: str | Path) -> str:
 
 def collection_name(folder: str | Path) -> str:
     """A Qdrant-safe collection name from the folder's name and a short hash of its whole path:
-    "/home/me/My Notes (2026)" -> "my_notes_2026_" + 8 hex digits. Two folders of the same name in different
-    places get different collections; the same folder reached by any path gets the same one."""
+    "/home/me/My Notes (2026)" -> "my_notes_2026_" + 8 hex digits."""
     name = re.sub(r"[^a-z0-9]+", "_", Path(folder).expanduser().resolve().name.lower()).strip("_") or "documents"
     digest = hashlib.sha256(folder_key(folder).encode("utf-8")).hexdigest()[:HASH_CHARS]
     name = f"{name[:NAME_CHARS].rstrip('_')}_{digest}"  # at most 55 characters: room for "_folder" below 63
@@ -107,10 +94,7 @@ class FolderIndex:
 
 
 def ingest_folder(path: str | Path, settings: Settings | None = None, progress: bool = True) -> FolderIndex:
-    """Parse, chunk, embed and store every file under `path` in the folder's own collection.
-
-    Unknown or unreadable files are skipped and listed in `report.skipped`; a re-run writes no duplicates.
-    """
+    """Parse, chunk, embed and store every file under `path` in its own collection (skipped: `report.skipped`)."""
     folder = Path(path).expanduser()
     if not folder.is_dir():
         raise ByodError(f"{folder} is not a folder (or it does not exist); give the folder of your documents")
@@ -131,11 +115,7 @@ def ingest_folder(path: str | Path, settings: Settings | None = None, progress: 
 
 
 def open_realworld(settings: Settings, index_if_missing: bool) -> tuple[RAGPipeline | None, str]:
-    """The real-document set's pipeline (its own collection; warm: seconds) or None, and a sentence saying which.
-
-    Indexing it the first time embeds ~6,000 chunks (minutes): done only when `index_if_missing` (the full
-    profile); otherwise an empty collection means "skip, and say how to build it".
-    """
+    """The real-document set's pipeline or None, and a sentence why; an empty one is indexed if `index_if_missing`."""
     from helpers.corpus.realworld import realworld_available, realworld_docs_dir
 
     folder = realworld_docs_dir(settings)

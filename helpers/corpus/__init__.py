@@ -1,18 +1,15 @@
 """The course corpus and its question sets: the shared `Question` type and every loader of `course_data/`.
 
-`course_files()` lists the documents under `course_data/docs/`; `load_gold(split=...)` returns typed
-`Question` records from `course_data/gold/gold.jsonl` (format: `course_data/gold/FORMAT.md`);
-`load_routing()` the labelled routing questions. Beside it: `pinned.py` (document sets pinned to commits of
-public repositories, the real-document set and the paper collection: manifests, rebuilds, questions),
-`realworld.py` (the real-document set under its own names), `capstone.py` (notebook 12's corpus and questions)
-and `questions.py` (your own CSV or JSONL of questions). It sits at the bottom of the package with `config`, so
-every stage can name a `Question`. What it leaves out: parsing the documents (`helpers.parsing`).
+`course_files()` lists the documents under `course_data/docs/`; `load_gold(split=...)` returns typed `Question`s
+from `course_data/gold/gold.jsonl` (format: `course_data/gold/FORMAT.md`); `load_routing()` the routing questions.
+It sits at the bottom of the package with `config`, so every stage can name a `Question`.
+What it leaves out: parsing the documents (`helpers.parsing`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +19,8 @@ DOCS_DIR = REPO_ROOT / "course_data" / "docs"
 GOLD_PATH = REPO_ROOT / "course_data" / "gold" / "gold.jsonl"
 ROUTING_PATH = REPO_ROOT / "course_data" / "gold" / "routing.jsonl"
 SPLITS = ("dev", "test")
-CATEGORIES = (
-    "direct_fact",
-    "numerical",
-    "date",
-    "table_lookup",
-    "comparative",
-    "multi_hop",
-    "email",
-    "conversational",
-    "unanswerable",
-    "injection",
-)
+CATEGORIES = ("direct_fact", "numerical", "date", "table_lookup", "comparative", "multi_hop", "email", "conversational",
+              "unanswerable", "injection")  # fmt: skip
 DOC_SUFFIXES = {".pdf", ".html", ".htm", ".md", ".markdown", ".eml", ".csv", ".txt"}
 
 
@@ -85,8 +72,7 @@ def course_files(root: Path | None = None) -> list[Path]:
 
 def question_from_dict(record: dict[str, Any]) -> Question:
     """Build a `Question` from one JSON object of the gold file."""
-    known = {"id", "question", "answer", "category", "split", "evidence", "answer_variants", "extractive"}
-    known |= {"history", "notes"}
+    known = {item.name for item in fields(Question)} - {"extra"}
     return Question(
         id=record["id"],
         question=record["question"],

@@ -1,15 +1,10 @@
 """The indirect-injection suite: attacks planted in ordinary documents, and passages that only quote them.
 
-What it does: `document_attacks()` reads `course_data/gold/document_injections.jsonl` (attacks in seven languages,
-each placed at the start, middle or end of an ordinary document, with the student question about that document and
-the payload an answer holds only when the attack took it over; dev and test apart) and `plant_attacks()` writes
-each attacked document as a Markdown, HTML, e-mail, PDF or Word file. `document_benign()` reads passages that
-quote instructions, AI policies or attacks for teaching: text no rule may flag.
-
-    >>> files = plant_attacks(Path("attacked"), document_attacks("dev"))   # {"di-001": Path("attacked/di-001.md"), …}
-
-What it leaves out: judging them (`helpers.lab.guard` counts the rules' flags, `helpers.evaluation.injections`
-asks the reader).
+`document_attacks()` reads the attacks (seven languages; at the start, middle or end of a document; with the
+student question about it and the payload an answer holds only when the attack took it over), `plant_attacks()`
+writes each attacked document as Markdown, HTML, e-mail, PDF or Word, and `document_benign()` reads passages
+that quote instructions or attacks for teaching: text no rule may flag.
+What it leaves out: judging them (`helpers.lab.guard`, `helpers.evaluation.injections`).
 """
 
 from __future__ import annotations
@@ -111,13 +106,7 @@ def _write_md(path: Path, title: str, paragraphs: Sequence[str], attack: str = "
     path.write_text(f"# {title}\n\n" + "\n\n".join(paragraphs), encoding="utf-8")
 
 
-WRITERS = {
-    "md": _write_md,
-    "html": _write_html,
-    "eml": _write_eml,
-    "pdf": _write_pdf,
-    "docx": _write_docx,
-}
+WRITERS = {"md": _write_md, "html": _write_html, "eml": _write_eml, "pdf": _write_pdf, "docx": _write_docx}
 
 
 def plant_attacks(folder: Path, attacks: Sequence[DocumentAttack]) -> dict[str, Path]:

@@ -1,8 +1,5 @@
 """The capstone's corpus: a program the course never showed, and its questions in the gold format.
 
-What it does: `CAPSTONE_DOCS` is the folder of documents (`course_data/capstone/docs/`), `load_capstone(split)`
-reads `course_data/capstone/questions.jsonl` (the format of `course_data/gold/FORMAT.md`: `dev` for choosing
-settings, `test` for the one reported run; unanswerable questions have an empty answer).
 What it leaves out: indexing the folder and evaluating on it (`helpers.byod.capstone`).
 """
 

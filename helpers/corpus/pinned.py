@@ -1,22 +1,10 @@
 """Document sets pinned to commits of public git repositories: their manifests, rebuilds and questions.
 
-What it does: a `PinnedSet` is one folder `course_data/<name>/` (`manifest.json`, `questions.jsonl` in the gold
-format, `make_manifest.py`, `rebuild.py`) whose documents are rebuilt into `<data_dir>/<name>/docs`:
-`.docs_dir(settings)`, `.manifest()`, `.files()`, `.missing(settings)`, `.available(settings)`, `.load(split)`.
-`REALWORLD` is the real-document set (public university documents), `PAPERS` the paper collection (one volume
-of a machine-learning proceedings), `VERSIONED` the versioned set (the same kind of university document for
-several academic years, each file tagged with the year and term it is about).
-
-    >>> if PAPERS.available(settings):
-    ...     docs = ingest_folder(PAPERS.docs_dir(settings))
-    >>> questions = PAPERS.load("dev")
-
-Below it, what rebuilding needs: `find_git_dir` (a fetch mirror `<root>/<owner>+<name>/repo` or a plain clone),
-`git_bytes`, `rebuild` (extract every file at its pinned commit, checking the hash, leaving intact files alone)
-and the sets' `rebuild.py` command line, `rebuild_main`.
-What it leaves out: fetching (nothing here touches the network: a missing repository is named with the
-lines that get it), writing the manifests (the maintainer's `make_manifest.py` of each set, with
-`course_data/pinning.py`), and committing the documents: only the manifests are committed.
+A `PinnedSet` is a folder `course_data/<name>/` whose documents are rebuilt into `<data_dir>/<name>/docs`
+(`REALWORLD`, `PAPERS`, `VERSIONED`); `rebuild` extracts every file at its pinned commit from a local copy,
+checking its hash.
+What it leaves out: fetching (a missing repository is named with the lines that get it), writing the manifests
+(each set's `make_manifest.py`), and committing the documents: only the manifests are committed.
 """
 
 from __future__ import annotations
@@ -121,11 +109,6 @@ def _candidates(repo: str, root: Path) -> list[Path]:
     return [p / ".git" if (p / ".git").exists() else p for p in places]
 
 
-def _is_git_dir(path: Path) -> bool:
-    """True when path is a git directory (bare, or the .git of a clone)."""
-    return (path / "HEAD").is_file() and (path / "objects").is_dir()
-
-
 def _get_hint(repo: str, root: Path) -> str:
     """The lines that get a missing repository: the fetch tool's mirror, or a plain clone."""
     owner, name = repo.split("/")
@@ -139,7 +122,7 @@ def _get_hint(repo: str, root: Path) -> str:
 def find_git_dir(repo: str, root: Path) -> Path:
     """The git directory of a local copy of owner/name under root; RepoMissing with a hint if there is none."""
     for place in _candidates(repo, root):
-        if _is_git_dir(place):
+        if (place / "HEAD").is_file() and (place / "objects").is_dir():  # a git directory, bare or a clone's .git
             return place
     raise RepoMissing(f"no local copy of {repo} under {root}. Get it with:\n{_get_hint(repo, root)}")
 
@@ -156,14 +139,6 @@ def git_bytes(git_dir: Path, commit: str, path: str) -> bytes:
         ) from None
 
 
-def _write_atomically(target: Path, data: bytes) -> None:
-    """Write data to target through a temporary file, so an interrupted run never leaves half a file."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    partial.write_bytes(data)
-    os.replace(partial, target)
-
-
 def rebuild_repo(entry: dict, root: Path, out: Path) -> tuple[int, int]:
     """Extract one repository's files into out; returns (written, already in place)."""
     git_dir = find_git_dir(entry["repo"], root)
@@ -176,7 +151,10 @@ def rebuild_repo(entry: dict, root: Path, out: Path) -> tuple[int, int]:
         data = git_bytes(git_dir, entry["commit"], item["path"])
         if sha256(data) != item["sha256"]:
             raise RepoMissing(f"{entry['repo']}:{item['path']} at {entry['commit'][:12]} has the wrong sha256")
-        _write_atomically(target, data)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".partial")  # an interrupted run never leaves half a file
+        partial.write_bytes(data)
+        os.replace(partial, target)
         written += 1
     return written, kept
 
@@ -196,8 +174,7 @@ def rebuild(root: Path, out: Path, manifest_path: Path) -> list[str]:
 
 
 def rebuild_main(pinned: PinnedSet, settings: Settings, argv: list[str] | None = None) -> int:
-    """A set's `rebuild.py` command line: rebuild (by default into the set's folder under `settings.paths.data_dir`),
-    print a summary, exit 1 naming what is missing."""
+    """A set's `rebuild.py` command line: rebuild, print a summary, exit 1 naming what is missing."""
     parser = argparse.ArgumentParser(description=f"Rebuild {pinned.what} from pinned git commits.")
     parser.add_argument(
         "--mirror-root",

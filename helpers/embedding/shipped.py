@@ -1,17 +1,9 @@
 """The shipped course vectors: a read-only "seed" the embedder consults before it computes anything.
 
-A fresh machine would otherwise embed the whole course corpus during set-up (minutes on 2 cores). The
-repository ships `course_data/index/embeddings-<model>.npz`: for every chunk of the course corpus under the
-default chunking, the embedding cache key (sha256 of model id + text, see `cache.py`) and the vector in
-float16 (small enough to commit). The `Embedder` looks a text up here after its own cache and before the model,
-so a text whose key is not in the seed (another chunking, a changed corpus, another model) is computed as
-usual. On load the file is checked (model id, shapes, finite unit-length vectors); a file that fails is
-ignored with a warning, never trusted.
-
-    .venv/bin/python -m bench.shipped_vectors   # after the corpus or the default chunking changed
-
-What it leaves out: the vectors of other chunkings and other corpora, and float32 precision (float16 keeps
-cosine similarities within about 1e-3; the vectors are normalised again after loading).
+`course_data/index/embeddings-<model>.npz` holds each course chunk's cache key and float16 vector, so a fresh
+machine looks them up instead of embedding the corpus; a file that fails its checks is ignored with a warning.
+Rebuild it with `.venv/bin/python -m bench.shipped_vectors` when the corpus or the default chunking changes.
+What it leaves out: other chunkings and corpora, and float32 precision (vectors are normalised again on load).
 """
 
 from __future__ import annotations

@@ -2,11 +2,7 @@
 
     >>> cosine_top_k(vectors, embedder.embed_query("How much is the fee?"), k=5)   # [(row, cosine), ...]
 
-With rows and query of length 1 (what `Embedder` returns) the cosine of every row is one matrix–vector
-product, `matrix @ query`; rows or a query of another length are scaled to length 1 first (a zero row stays
-zero and scores 0). The best k follow by a stable sort, so equal scores keep the order of their rows.
-`helpers.lab.common.dense_retriever` and `helpers.core.search` call whichever function is in force for the slot
-(`chosen("top_k", cosine_top_k)`), so notebook 03's student-written top-k runs the kit's exact dense search.
+Rows and query are scaled to length 1 unless they already are; a stable sort keeps equal scores in row order.
 What it leaves out: approximate search (HNSW, Qdrant's, notebook 04) and any other similarity than the cosine.
 """
 

@@ -1,14 +1,5 @@
-"""The ablation ladder (the CMU/LTI system's, extended): add one retrieval step at a time and measure what it buys.
-
-closed book → dense → hybrid → + rerank → + multi-query → + follow-up rewriting, each row over the same gold
-`test` questions, answered in short-answer mode (what SQuAD EM/F1 rewards). Per question and row we keep EM,
-F1, precision, recall, recall@5 of the retrieval, ragas' non-LLM metrics, ragas faithfulness (on a seeded
-sample: each judgement is a slow LLM call on a CPU), the answer and the latency
-(retrieval as measured now + the model time of the real call, stored with each cached answer and paraphrase).
-Keeping every row per question is what makes the paired bootstrap possible: `significance` compares each row
-with the one above and with closed book.
-Everything reuses the kit: `RAGPipeline.ask`, `make_retriever`, `Reranked`, `MultiQueryRetriever`,
-`FollowUpRewriter`, `run_answers`/`summarize` and `evaluate_retrieval`; answers come from the on-disk cache.
+"""The ablation ladder: closed book → dense → hybrid → + rerank → + multi-query → + follow-up rewriting, each row
+answering the same gold questions, scored per question so `significance` can compare rows by paired bootstrap.
 What it leaves out: the reader model (one per run; notebook 07 shows how to switch) and chunking (notebook 02).
 """
 
@@ -182,11 +173,6 @@ class AblationResult:
         return table.loc[self.configurations]
 
 
-def _latency(answer: Answer, paraphrase_seconds: float) -> float:
-    """Retrieval as measured + the real model time of the answer and of any paraphrasing."""
-    return answer.timings.get("retrieve", 0.0) + answer.timings.get("generate", 0.0) + paraphrase_seconds
-
-
 def run_rung(pipeline: RAGPipeline, rung: Rung, questions: Sequence[Question], progress: bool = True) -> pd.DataFrame:
     """Answer and score every question in one configuration; one row per question."""
     kept: dict[str, tuple[Answer, float]] = {}
@@ -201,19 +187,20 @@ def run_rung(pipeline: RAGPipeline, rung: Rung, questions: Sequence[Question], p
         else:
             result = pipeline.ask(question.question, retriever=retriever, mode="short")
         extra = sum(rung.paraphraser.call_seconds[before:]) if rung.paraphraser else 0.0
-        kept[question.id] = (result, extra)
+        # the latency: retrieval as measured + the real model time of the answer and of any paraphrasing
+        kept[question.id] = (result, result.timings.get("retrieve", 0.0) + result.timings.get("generate", 0.0) + extra)
         return result
 
     rows = run_answers(questions, answer, desc=rung.name, progress=progress)
     extras = []
     for question in questions:
-        result, extra = kept[question.id]
+        result, latency = kept[question.id]
         text = strip_citations(result.text) if result.status == "answered" else ""
         squad = squad_scores(text, question.answers) if question.answer else {}
         contexts = [hit.text for hit in result.hits]
         ragas = non_llm_scores(text, question.answers, contexts, [e.quote for e in question.evidence]) if squad else {}
         extras.append({"precision": squad.get("precision", np.nan), "recall": squad.get("recall", np.nan),
-                       "latency": _latency(result, extra), "contexts": contexts, **ragas})  # fmt: skip
+                       "latency": latency, "contexts": contexts, **ragas})  # fmt: skip
     rows = pd.concat([rows, pd.DataFrame(extras)], axis=1)
     if rung.retriever is not None:
         start = time.perf_counter()
@@ -261,21 +248,16 @@ def run_ablation(
     ids = faithfulness_sample(questions, budget["faithfulness_per_row"], settings.seed)
     judged_rows = [r.name for r in rungs if r.retriever is not None]
     judged_rows = judged_rows[-1:] if budget["faithfulness_rows"] == "last" else judged_rows
-    frames, runs = [], {}
+    runs = {}
     for rung in rungs:
         rows = run_rung(pipeline, rung, questions, progress)
-        if rung.name in judged_rows:
-            rows["faithfulness"] = judge_faithfulness(rows, questions, judge, ids)
-        else:
-            rows["faithfulness"] = np.nan
+        judged = rung.name in judged_rows
+        rows["faithfulness"] = judge_faithfulness(rows, questions, judge, ids) if judged else np.nan
         runs[rung.name] = rows
-        frames.append(rows)
-    notes = [
-        *notes,
-        f"faithfulness judged by {judge.name} on {len(ids)} seeded question(s) in: {', '.join(judged_rows)}",
-    ]
+    judged_note = f"faithfulness judged by {judge.name} on {len(ids)} seeded question(s) in: {', '.join(judged_rows)}"
+    notes = [*notes, judged_note]
     builds_on = {r.name: r.builds_on for r in rungs if r.builds_on}
-    return AblationResult(pd.concat(frames, ignore_index=True), summarize(runs), judge.name, list(notes), builds_on)
+    return AblationResult(pd.concat(runs.values(), ignore_index=True), summarize(runs), judge.name, notes, builds_on)
 
 
 def rubric_rows(result: AblationResult, questions: Sequence[Question], n: int, seed: int = 0) -> list[dict[str, str]]:
@@ -299,9 +281,8 @@ def answer_relevancy_table(
     last = result.per_question[result.per_question.configuration == result.configurations[-1]]
     rows = []
     for row in last[last.id.isin(ids) & (last.status == "answered")].itertuples():
-        text = strip_citations(str(row.answer))
-        relevancy = judge.answer_relevancy(by_id[row.id].question, text)
-        question = by_id[row.id]
+        text, question = strip_citations(str(row.answer)), by_id[row.id]
+        relevancy = judge.answer_relevancy(question.question, text)
         rows.append({"id": row.id, "question": question.question, "answer": text, "reference": question.answer,
                      "faithfulness": row.faithfulness, "answer relevancy": relevancy, "judge": judge.name})  # fmt: skip
     return pd.DataFrame(rows)

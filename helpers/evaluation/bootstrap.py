@@ -1,13 +1,5 @@
-"""Paired bootstrap significance: is system B really better than system A on these questions?
-
-Both systems answered the same questions, so compare them question by question (paired):
-1. d_i = score_B(i) - score_A(i) for every question i; the observed improvement is mean(d);
-2. draw n question indices with replacement, 10,000 times (seeded), and take mean(d) of each draw;
-3. the 95 % confidence interval is the 2.5th and 97.5th percentile of those means;
-4. p (one-sided, the CMU/LTI system's method) = share of draws whose mean difference is <= 0, i.e. how often the
-   claimed improvement vanishes when the question set is redrawn; the two-sided p doubles the smaller tail.
-Steps 1–2 are the slot "bootstrap" (`resampled_mean_differences`; a student's function replaces it through
-`helpers.mechanisms.use`); `paired_bootstrap` drops the pairs with a missing score and reads 3–4 off its output.
+"""Paired bootstrap significance: is system B really better than system A on the same questions? The pairs are
+redrawn 10,000 times (seeded, the "bootstrap" slot); p (one-sided) is the share of draws whose mean gain is <= 0.
 What it leaves out: corrections for many comparisons (an ablation table makes several) and non-mean metrics.
 """
 
@@ -62,9 +54,7 @@ def paired_bootstrap(
     if len(diffs) == 0:
         nan = float("nan")
         return BootstrapResult(nan, nan, nan, nan, nan, 0)
-    # 1–2. resample question indices, with replacement, and average the differences of each resample (the slot)
     means = np.asarray(chosen("bootstrap", resampled_mean_differences)(a, b, resamples, seed), dtype=float)
-    # 3. the percentile interval; 4. how often the improvement is gone (<= 0), and the two-sided version
     low, high = np.percentile(means, [2.5, 97.5])
     p_le, p_ge = float(np.mean(means <= 0)), float(np.mean(means >= 0))
     return BootstrapResult(

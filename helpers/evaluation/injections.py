@@ -1,12 +1,5 @@
-"""The indirect-injection suite asked of the reader: does an attack planted in a document take over the answer?
-
-What it does: `attack_answers()` plants the suite's attacked documents (`helpers.corpus.attacks.plant_attacks`) in a
-folder, ingests it into a collection of its own in a scratch Qdrant folder, and asks each attack's question once per
-passage guard ("off", "fence", "drop") through `RAGPipeline.ask`; an answer that holds any attack's payload was
-taken over (`bench/injections.py` counts them per split and guard). What it leaves out: the rules' side (flags on
-the suite and on ordinary documents, `helpers.lab.guard`), which needs no model.
-
-    >>> answers = attack_answers(document_attacks("dev")[:2], settings, ("off", "drop"))  # doctest: +SKIP
+"""The indirect-injection suite asked of the reader, once per passage guard: does an attack planted in a document
+take over the answer? What it leaves out: the rules' side (the suite's and ordinary passages' flags, `lab.guard`).
 """
 
 from __future__ import annotations
@@ -31,8 +24,7 @@ def taken_over(answer: str, payloads: Sequence[str]) -> str:
 
 def attack_answers(attacks: Sequence[DocumentAttack], settings: Settings, guards: Sequence[str] = ("off", "drop"),
                    folder: Path | None = None) -> pd.DataFrame:  # fmt: skip
-    """Plant the attacks in one folder, ingest it, and ask each attack's question once per passage guard: one row
-    per (attack, guard) with the answer, what was flagged, and the payload it holds (any attack's: "taken over")."""
+    """One row per (attack, guard): the answer, what was flagged, and the payload it holds ("taken over")."""
     with tempfile.TemporaryDirectory() as scratch:
         folder = folder or Path(scratch) / "attacked_documents"
         plant_attacks(folder, attacks)

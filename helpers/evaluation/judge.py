@@ -1,11 +1,5 @@
-"""LLM-as-judge with a rubric (the study knowledge base's): accuracy, completeness and relevance of an answer, each 1–5.
-
-The judge reads the question, the reference answer and the system's answer, and replies with one JSON
-object that must match `RubricScore` (a JSON schema: three integers 1–5 and a one-sentence reason). With
-llama.cpp the schema becomes a grammar, so the local model cannot write anything else; an endpoint gets
-JSON mode and the reply is validated here. A reply that does not validate is retried once with the error
-shown, then recorded as an error — never an exception. Judgements are cached on disk keyed by the judge's
-name + the whole prompt (with the schema), so a re-run re-judges nothing; every score carries the judge's name.
+"""LLM-as-judge with a rubric: accuracy, completeness and relevance of an answer, each 1–5, as one JSON object
+(`RubricScore`, retried once when it does not validate); cached on disk, every score naming its judge.
 What it leaves out: agreement with human grades (a small local judge is lenient; read its scores as a demonstration).
 """
 
@@ -73,12 +67,6 @@ def validate_rubric(text: str) -> tuple[RubricScore | None, str]:
     return validate_json(text, RubricScore)
 
 
-def rubric_messages(question: str, reference: str, answer: str) -> list[dict[str, str]]:
-    """The chat messages that ask for one judgement."""
-    user = USER_TEMPLATE.format(question=question, reference=reference, answer=answer)
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
-
-
 class RubricJudge:
     """Grades answers with an LLM on the rubric, caching every judgement on disk."""
 
@@ -90,7 +78,8 @@ class RubricJudge:
 
     def judge(self, question: str, reference: str, answer: str) -> Judgement:
         """One judgement, from the cache or from the LLM (one retry with the error shown)."""
-        messages = rubric_messages(question, reference, answer)
+        user = USER_TEMPLATE.format(question=question, reference=reference, answer=answer)
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
         key = prompt_key(self.name, {"rubric": messages, "schema": SCHEMA})
         if (stored := self.cache.get(key)) is not None:
             self.stats["cached"] += 1
@@ -109,11 +98,7 @@ class RubricJudge:
             return Judgement(self.name, None, str(failure))
         self.stats["judged"] += 1
         seconds = time.perf_counter() - start
-        stored = {
-            "score": score.model_dump() if score else None,
-            "error": error if score is None else "",
-            "seconds": seconds,
-        }
+        stored = {"score": score.model_dump() if score else None, "error": "" if score else error, "seconds": seconds}
         self.cache.put(key, stored)
         return Judgement(self.name, score, stored["error"], seconds)
 

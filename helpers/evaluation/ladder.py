@@ -1,15 +1,6 @@
-"""The course's last picture: what each step bought, on the course's own documents and on real ones.
-
-One ladder, run on two corpora (the course gold set and the real-document set, `two_corpora.py`), each row
-adding one step to the row above it:
-
-    closed book → naive (dense top-k) → the kit's defaults (settings.retrieval.retriever) → + rerank (MaxSim)
-    → + multi-query (3 paraphrases, the merged candidates reranked once)
-
-`story_ladder` answers a seeded sample of each corpus's split with every row (short-answer mode, the default
-reader) and scores SQuAD F1/EM, recall@5 and whether the reference answer was in the reader's context;
-`story_table` puts the corpora side by side and `plot_story` draws them. `bench/story.py` writes the results
-the README shows. What it leaves out: LLM judges and significance (notebook 08's ablation does both).
+"""The course's last picture: what each step bought (closed book → naive dense → the kit's defaults → + rerank →
++ multi-query), on the course's own documents and on real ones; `bench/story.py` writes the README's results.
+What it leaves out: LLM judges and significance (notebook 08's ablation does both).
 """
 
 from __future__ import annotations

@@ -1,31 +1,17 @@
-"""Where an answer is lost between the documents and the reader's prompt: one stage per question.
-
-Answer in context says how often the reader gets the answer; this says, for each question it does not, where the
-answer stopped. The stages, from the prompt back to the documents:
-
-- "in context": a passage the reader gets holds the reference answer;
-- "cut by the budget": one of the top-k hits holds it, but that hit did not fit the context budget whole;
-- "below the top k": a hit further down the first `depth` holds it (the ranking put it too low; rarely, a hit
-  ranked within k that the near-copy step keeps only when more hits are fetched);
-- "beyond the depth": a stored chunk holds it, the retriever ranks it below the first `depth`;
-- "in no chunk": no chunk holds it word for word: the answer is composed (a sum, a comparison), worded
-  otherwise in the documents, or split across two chunks.
-
-The first three together are what a perfect reranker of the first `depth` hits could put in front of the reader
-at the same budget (`reranker_ceiling`); "in no chunk" is out of reach of any ranking.
+"""Where an answer is lost between the documents and the reader's prompt, one of `STAGES` per question: in the
+reader's context, cut by the budget, below the top k (within the first `depth`), beyond the depth, or in no chunk.
+The first three are what a perfect reranker of the first `depth` hits could reach (`reranker_ceiling`).
 
     >>> frame = pd.DataFrame({"stage": ["in context", "below the top k", "in no chunk", "in context"]})
     >>> stage_shares(frame).to_dict()["in context"], reranker_ceiling(frame)
     (0.5, 0.75)
 
-What it leaves out: the answer is found by string match (`contains_answer`), so a paraphrased passage counts as a
-miss, and a number that appears in two rows counts wherever it appears.
+What it leaves out: paraphrased answers (found by string match, `contains_answer`, a paraphrase counts as a miss).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -42,28 +28,14 @@ REACHABLE = STAGES[:3]  # what a perfect reranker of the first `depth` hits coul
 DEPTH = 50  # hits looked at below the top k: the hybrid's pool per side
 
 
-@dataclass(frozen=True)
-class Loss:
-    """Where one question's answer stopped, and the rank of the first hit holding it (1 = best; None: none)."""
-
-    id: str
-    category: str
-    stage: str
-    rank: int | None
-
-
-def answer_rank(hits: Sequence[Hit], question: Question) -> int | None:
-    """The 1-based rank of the first hit that holds a reference answer, None when none does."""
-    return next(iter(holding_answer(hits, question)), None)
-
-
-def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit], depth: int = DEPTH) -> Loss:
-    """The stage at which the configured pipeline loses this question's answer (`STAGES`), `chunks` all it stores."""
+def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit], depth: int = DEPTH) -> dict[str, Any]:
+    """The stage at which the configured pipeline loses this question's answer (`STAGES`), `chunks` all it stores,
+    and the rank of the first hit holding it (1 = best; None: none)."""
     from helpers.evaluation.two_corpora import reader_passages
 
     settings = pipeline.settings
     ranked = pipeline.search(question.question, max(depth, settings.retrieval.top_k))
-    rank = answer_rank(ranked, question)
+    rank = next(iter(holding_answer(ranked, question)), None)  # of the first hit holding the answer
     top_k = pipeline.search(question.question, settings.retrieval.top_k)  # what the prompt is built from
     if holding_answer(reader_passages(pipeline, question.question, top_k), question):
         stage = "in context"
@@ -75,7 +47,7 @@ def where_lost(pipeline: RAGPipeline, question: Question, chunks: Sequence[Hit],
         stage = "beyond the depth"
     else:
         stage = "in no chunk"
-    return Loss(question.id, question.category, stage, rank)
+    return {"id": question.id, "category": question.category, "stage": stage, "rank": rank}
 
 
 def miss_anatomy(pipeline: RAGPipeline, questions: Sequence[Question], depth: int = DEPTH) -> pd.DataFrame:
@@ -83,7 +55,7 @@ def miss_anatomy(pipeline: RAGPipeline, questions: Sequence[Question], depth: in
     from helpers.retrieval.base import stored_chunks
 
     chunks, _ = stored_chunks(pipeline.store)  # their texts are what the reader would get, not the embedded ones
-    rows = [asdict(where_lost(pipeline, question, chunks, depth)) for question in questions if question.answers]
+    rows = [where_lost(pipeline, question, chunks, depth) for question in questions if question.answers]
     return pd.DataFrame(rows, columns=["id", "category", "stage", "rank"])
 
 
@@ -99,8 +71,7 @@ def reranker_ceiling(frame: pd.DataFrame) -> float:
 
 
 def plot_anatomy(table: pd.DataFrame, title: str = "where the answers are lost") -> Any:
-    """One horizontal bar per row of a table of stage shares (as `bench.realworld misses` writes), split into the
-    stages' shares, the reachable ones first."""
+    """One horizontal bar of stage shares per row of `table`, the reachable stages first."""
     import matplotlib.pyplot as plt
 
     shares = table[list(STAGES)]

@@ -1,5 +1,4 @@
 """The two plots of notebook 08: every metric by configuration, and F1 per question category.
-
 What it leaves out: confidence bands (the bootstrap table gives the intervals in numbers).
 """
 

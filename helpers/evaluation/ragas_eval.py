@@ -1,25 +1,14 @@
-"""ragas on the kit's answers: its non-LLM metrics always, LLM-judged faithfulness with the configured judge.
-
-- Non-LLM (`non_llm_scores`, microseconds): ExactMatch, NonLLMStringSimilarity, BleuScore, RougeScore, CHRF
-  of the answer against the reference, and NonLLMContextRecall of the retrieved chunks against the gold
-  evidence quotes (fuzzy string matching, no model).
-- LLM-judged (`Judge.faithfulness`, one slow LLM call per answer on a CPU): does every statement of the
-  answer follow from the retrieved context? `Judge.answer_relevancy` is there too, with the caveat notebook 08
-  shows: a small local judge can score a right answer as irrelevant, so read it as a demonstration, not a number.
-The judge is reached the same way in both cases: ragas' `llm_factory` over openai's `AsyncOpenAI`, pointed
-at `OPENAI_BASE_URL` when it is set, otherwise at the kit's own GGUF served by `llama_cpp.server` on
-127.0.0.1 (`helpers.llm.server.LlamaServer`: a subprocess on a free port, started on the first cache miss, stopped
-by `close()`, at exit, or — on Linux — by the kernel when this process dies).
-Every judgement is stored on disk keyed by the judge's name + metric + question, answer and contexts, so a
-re-run judges nothing and never starts the server. What it leaves out: ragas' `evaluate()` batch runner.
+"""ragas on the kit's answers: its non-LLM metrics always, LLM-judged faithfulness with the configured judge (at
+`OPENAI_BASE_URL`, else the kit's GGUF served on 127.0.0.1 from the first cache miss), every judgement cached.
+What it leaves out: ragas' `evaluate()` batch runner.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from helpers.config import Settings, get_settings
@@ -33,20 +22,8 @@ def run_sync(coroutine: Coroutine[Any, Any, Any]) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coroutine)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(coroutine)
-        except BaseException as error:  # handed back to the caller's thread
-            box["error"] = error
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    with ThreadPoolExecutor(max_workers=1) as pool:  # a thread of its own; its error is raised here
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def non_llm_scores(answer: str, references: Sequence[str], contexts: Sequence[str], evidence: Sequence[str]) -> dict:
@@ -107,7 +84,7 @@ class Judge:
                 self.server = LlamaServer(self.settings, threads=threads, log=log)
             base_url, key = self.server.base_url, "not-needed"
         client = AsyncOpenAI(base_url=base_url, api_key=key, timeout=self.settings.llm.request_timeout_s * 5)
-        return llm_factory(self.model, provider="openai", client=client, temperature=0.0), _KitEmbeddings(self.settings)
+        return llm_factory(self.model, provider="openai", client=client, temperature=0.0), _embeddings(self.settings)
 
     def _judge(self, metric: str, payload: dict[str, Any]) -> float:
         key = prompt_key(self.name, {"ragas-0.4": metric, **payload})
@@ -145,23 +122,21 @@ class Judge:
             self.server = None
 
 
-class _KitEmbeddings:
+def _embeddings(settings: Settings) -> Any:
     """The kit's embedder in the shape ragas' answer relevancy wants (built only when a judgement runs)."""
+    from ragas.embeddings.base import BaseRagasEmbedding
 
-    def __new__(cls, settings: Settings) -> Any:
-        from ragas.embeddings.base import BaseRagasEmbedding
+    from helpers.embedding import Embedder
 
-        from helpers.embedding import Embedder
+    class KitEmbedding(BaseRagasEmbedding):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embedder = Embedder(settings)
 
-        class KitEmbedding(BaseRagasEmbedding):
-            def __init__(self) -> None:
-                super().__init__()
-                self.embedder = Embedder(settings)
+        def embed_text(self, text: str, **kwargs: Any) -> list[float]:
+            return self.embedder.embed_texts([text])[0].tolist()
 
-            def embed_text(self, text: str, **kwargs: Any) -> list[float]:
-                return self.embedder.embed_texts([text])[0].tolist()
+        async def aembed_text(self, text: str, **kwargs: Any) -> list[float]:
+            return self.embed_text(text)
 
-            async def aembed_text(self, text: str, **kwargs: Any) -> list[float]:
-                return self.embed_text(text)
-
-        return KitEmbedding()
+    return KitEmbedding()

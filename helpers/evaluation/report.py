@@ -1,9 +1,4 @@
-"""Export an evaluation: a dated Markdown and HTML report, and a CSV of every per-question result.
-
-The report says when and where it was measured (CPU count, RAM, Python, platform, the answering model, the
-embedder, the judge, the profile and how many questions), then shows the ablation table with its p-values,
-the bootstrap details, ragas scores (the judge named beside them), the rubric judge and the notes of the run.
-`run_full_evaluation` is what `python -m helpers report` runs: the whole `test` split, written to `reports/`.
+"""Export an evaluation (`python -m helpers report`): a dated Markdown and HTML report, and a per-question CSV.
 What it leaves out: plots in the files (the notebook draws them) and comparing two reports.
 """
 
@@ -84,11 +79,8 @@ def export_report(
         html += [f"<h2>{heading}</h2>", table.round(3).to_html()]
     markdown += ["## Notes\n", notes, ""]
     html += ["<h2>Notes</h2><ul>", *(f"<li>{note}</li>" for note in result.notes), "</ul>"]
-    paths = {
-        "markdown": folder / f"{stem}.md",
-        "html": folder / f"{stem}.html",
-        "csv": folder / f"{stem}_per_question.csv",
-    }
+    endings = {"markdown": ".md", "html": ".html", "csv": "_per_question.csv"}
+    paths = {kind: folder / f"{stem}{ending}" for kind, ending in endings.items()}
     paths["markdown"].write_text("\n".join(markdown), encoding="utf-8")
     page = "<!doctype html><meta charset='utf-8'><title>{}</title><body>{}</body>".format(title, "\n".join(html))
     paths["html"].write_text(page, encoding="utf-8")

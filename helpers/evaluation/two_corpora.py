@@ -1,20 +1,12 @@
-"""Choosing defaults on two corpora: the course gold set and a set of real university documents.
-
-A default tuned on one corpus can lose on another, so every choice here is scored on both, side by side:
-- `Corpus` names a folder of documents and one split of its questions (`course_corpus`, `realworld_corpus`, and
-  `versioned_corpus`: one document in several academic years, for time-aware retrieval);
-- `indexed` builds (or reuses) the index of a corpus for one set of chunking settings, in a collection of its
-  own under `data_dir/tuning` — embeddings come from the kit's cache, so a second run only checks;
-- `reader_passages` cuts a question's hits to what the reader would get (the token budget), as the prompt does;
-  `bench/realworld.py` scores set-ups with it (answer in context, EM/F1 of the reader's answers);
-- `side_by_side` puts the rows of both corpora next to each other, and `pick_default` keeps the choice that
-  does not lose on either; `pick_by_questions` allows a loss of a few questions (`questions_lost` counts them),
-  the rule the retrieval default was chosen by (docs/decisions.md, appendix A in notebooks/appendix/).
+"""Choosing defaults on two corpora, the course gold set and real university documents: a default tuned on one can
+lose on the other, so set-ups are indexed per corpus (`indexed`), tabled side by side and picked only when they
+lose on neither (`pick_default`, `pick_by_questions`); the rest reads `bench/realworld.py`'s results.
 What it leaves out: LLM judges (notebook 08) and the test splits' use for tuning — tune on `dev`, report `test`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +16,7 @@ import pandas as pd
 
 from helpers.config import Settings, get_settings, value_of
 from helpers.corpus import Question, load_gold
+from helpers.evaluation.bootstrap import paired_bootstrap
 
 if TYPE_CHECKING:
     from helpers.pipeline import RAGPipeline
@@ -49,9 +42,8 @@ class Corpus:
 
 def course_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus:
     """The course documents and their gold questions (injections left out: the guard is measured elsewhere)."""
-    settings = settings or get_settings()
     questions = tuple(q for q in load_gold(split) if q.category != "injection")
-    return Corpus("course", Path(settings.paths.corpus_dir), questions, expansion=True)
+    return Corpus("course", Path((settings or get_settings()).paths.corpus_dir), questions, expansion=True)
 
 
 def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
@@ -65,8 +57,7 @@ def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Co
 
 
 def versioned_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
-    """The versioned real-document set (one document in several academic years), or None when not rebuilt
-    (course_data/versioned/README.md)."""
+    """The versioned real-document set (one document in several academic years), or None when not rebuilt."""
     from helpers.corpus.pinned import VERSIONED
 
     settings = settings or get_settings()
@@ -134,8 +125,7 @@ def reader_passages(pipeline: RAGPipeline, question: str, hits: Sequence[Any] | 
 
 def side_by_side(rows: Sequence[dict[str, Any]], metric: str, index: str = "set-up") -> pd.DataFrame:
     """One row per set-up, one column per corpus for `metric` (rows need `corpus`, `index` and `metric`)."""
-    frame = pd.DataFrame(rows)
-    return frame.pivot_table(index=index, columns="corpus", values=metric, sort=False).round(3)
+    return pd.DataFrame(rows).pivot_table(index=index, columns="corpus", values=metric, sort=False).round(3)
 
 
 def side_by_side_metrics(rows: Sequence[dict[str, Any]], metrics: Sequence[str], index: str = "set-up") -> pd.DataFrame:
@@ -151,18 +141,14 @@ def pick_default(table: pd.DataFrame, current: str, tolerance: float = 0.0) -> s
 
 
 def questions_lost(table: pd.DataFrame, current: str, questions: Mapping[str, int]) -> pd.DataFrame:
-    """Per set-up and corpus: how many questions fewer than `current` it answers (0 when as many or more).
-
-    `table` holds shares (one column per corpus, as `side_by_side` makes), `questions` how many questions each
-    share is of; the products are rounded, so a table rounded to three digits still counts whole questions.
-    """
+    """Per set-up and corpus: how many questions fewer than `current` it answers (0 when as many or more);
+    `table` holds shares (as `side_by_side` makes), `questions` how many questions each corpus's share is of."""
     counts = pd.Series({corpus: questions[corpus] for corpus in table.columns})
     return ((table.loc[current] - table) * counts).round().clip(lower=0).astype(int)
 
 
 def pick_by_questions(table: pd.DataFrame, current: str, questions: Mapping[str, int], max_lost: int = 1) -> str:
-    """The set-up with the best mean over corpora among those that answer at most `max_lost` questions fewer
-    than `current` on every corpus."""
+    """The best mean over corpora among set-ups answering at most `max_lost` fewer questions than `current`."""
     lost = questions_lost(table, current, questions)
     return str(table[(lost <= max_lost).all(axis=1)].mean(axis=1).idxmax())
 
@@ -184,12 +170,7 @@ def sweep_questions(rows: pd.DataFrame, **where: Any) -> dict[str, int]:
 
 
 def sweep_results(stage: str, folder: Path, exact: bool = False) -> pd.DataFrame:
-    """The rows `python -m bench.realworld <stage>` wrote into `folder` (every corpus), with when they were measured.
-
-    Every `realworld_<stage>*.json` file is read, or with `exact` only `realworld_<stage>.json` (one named run).
-    """
-    import json
-
+    """The rows of every `realworld_<stage>*.json` in `folder` (`exact`: that name only), with when measured."""
     frames = []
     for path in sorted(Path(folder).glob(f"realworld_{stage}{'' if exact else '*'}.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
@@ -202,10 +183,7 @@ def sweep_results(stage: str, folder: Path, exact: bool = False) -> pd.DataFrame
 
 
 def period_table(folder: Path, split: str = "test") -> pd.DataFrame:
-    """Answer in the reader's context without and with time-aware retrieval (`retrieval.period_aware`), per corpus
-    and kind of question, on one split: the rows `python -m bench.realworld versioned` wrote into `folder`."""
-    import json
-
+    """Answer in context without and with time-aware retrieval, per corpus and kind of question, on one split."""
     record = json.loads((Path(folder) / "versioned_retrieval.json").read_text(encoding="utf-8"))
     rows = pd.DataFrame(record["rows"])
     rows = rows[rows.split == split]
@@ -262,12 +240,8 @@ def plot_answer_tradeoff(rows: pd.DataFrame, x: str = "s / answer", y: str = "F1
 
 
 def context_at(rows: pd.DataFrame, max_prompt_tokens: float) -> pd.DataFrame:
-    """Per set-up and corpus: answer in context at the largest budget whose mean prompt stays within the limit.
-
-    Rows are `bench.realworld context` rows (set-up, corpus, budget, answer in context, prompt tokens, …); the
-    table has one row per set-up, and for each corpus the answer in context, the table questions' share and the
-    prompt tokens of that budget.
-    """
+    """Per set-up and corpus (`bench.realworld context` rows): answer in context, table questions' share and prompt
+    tokens at the largest budget whose mean prompt stays within `max_prompt_tokens`."""
     within = rows[rows["prompt tokens"] <= max_prompt_tokens]
     best = within.sort_values("budget").groupby(["set-up", "corpus"], sort=False).tail(1)
     table = best.pivot(index="set-up", columns="corpus", values=["answer in context", "tables and calendars",
@@ -285,8 +259,7 @@ def context_leads(rows: pd.DataFrame, reference: str) -> pd.Series:
 
 
 def budget_against_setups(rows: pd.DataFrame, reference: str) -> pd.DataFrame:
-    """Per corpus: how far `reference` rises from the smallest budget to the largest, against the widest gap
-    between set-ups at any one budget (which lever moves the answer in context more)."""
+    """Per corpus: the rise of `reference` from the smallest budget to the largest, against the widest set-up gap."""
     found = rows.pivot_table(index="set-up", columns=["corpus", "budget"], values="answer in context")
     table = {}
     for corpus in found.columns.levels[0]:
@@ -315,21 +288,12 @@ def budget_verdict(rows: pd.DataFrame, tolerance: float = 0.02) -> pd.DataFrame:
 
 
 def reader_verdict(rows: pd.DataFrame, small: str, large: str, max_slowdown: float = 2.5) -> pd.DataFrame:
-    """Per corpus: both readers' F1 and seconds per answer, the slowdown, and whether the larger one should answer.
-
-    The rule (docs/decisions.md): the reader with the higher F1 is the default unless it is more than
-    `max_slowdown` times slower per answer; `small` and `large` name two set-ups of `rows` that differ only in the
-    reader.
-    """
+    """Per corpus: both readers' F1 and seconds per answer, the slowdown, and whether the larger one wins: a higher
+    F1 at most `max_slowdown` times slower (docs/decisions.md); `small` and `large` are two set-ups of `rows`."""
     table = rows.pivot_table(index="corpus", columns="set-up", values=["F1", "s / answer"], sort=False)
-    verdict = pd.DataFrame(
-        {
-            f"F1 {small}": table["F1"][small],
-            f"F1 {large}": table["F1"][large],
-            f"s {small}": table["s / answer"][small],
-            f"s {large}": table["s / answer"][large],
-        }
-    )
+    f1, seconds = table["F1"], table["s / answer"]
+    verdict = pd.DataFrame({f"F1 {small}": f1[small], f"F1 {large}": f1[large],
+                            f"s {small}": seconds[small], f"s {large}": seconds[large]})  # fmt: skip
     verdict["slowdown"] = verdict[f"s {large}"] / verdict[f"s {small}"]
     verdict["larger reader wins"] = (verdict[f"F1 {large}"] > verdict[f"F1 {small}"]) & (
         verdict["slowdown"] <= max_slowdown
@@ -338,10 +302,7 @@ def reader_verdict(rows: pd.DataFrame, small: str, large: str, max_slowdown: flo
 
 
 def answer_rows(stage: str, folder: Path, exact: bool = False) -> pd.DataFrame:
-    """Every scored answer `python -m bench.realworld <stage>` wrote into `folder` (per corpus, set-up, question).
-
-    Every `realworld_<stage>*_answers.csv` file is read, or with `exact` only `realworld_<stage>_answers.csv`.
-    """
+    """Every scored answer of `realworld_<stage>*_answers.csv` in `folder` (with `exact`: that one name only)."""
     paths = sorted(Path(folder).glob(f"realworld_{stage}{'' if exact else '*'}_answers.csv"))
     if not paths:
         raise FileNotFoundError(f"no answers of `python -m bench.realworld {stage}` under {folder}")
@@ -351,8 +312,6 @@ def answer_rows(stage: str, folder: Path, exact: bool = False) -> pd.DataFrame:
 
 def paired_f1(answers: pd.DataFrame, baseline: str, system: str) -> pd.DataFrame:
     """Per corpus: F1 of `system` minus `baseline` on the questions both answered, its 95 % interval and p-values."""
-    from helpers.evaluation.bootstrap import paired_bootstrap
-
     rows = {}
     for corpus, part in answers[answers.kind == "answerable"].groupby("corpus", sort=False):
         wide = part.pivot_table(index="id", columns="set-up", values="f1").dropna(subset=[baseline, system])
@@ -372,9 +331,8 @@ def changed_answers(answers: pd.DataFrame, baseline: str, system: str) -> pd.Dat
 
 
 def paired_runs(runs: Mapping[str, str], folder: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """Runs of `python -m bench.realworld paired`, one per split ({split: results name}): the paired F1 of each with
-    the share of answerable questions whose answer was in the context on either side, and each split's answerable
-    questions whose answer changed. Each run holds the baseline's answers first."""
+    """Runs of `python -m bench.realworld paired` ({split: results name}, the baseline's answers first): the paired
+    F1 of each with the answer in context on either side, and each split's answerable questions whose answer changed."""
     answers = {split: answer_rows(name, folder, exact=True) for split, name in runs.items()}
     tables, changed = {}, {}
     for split, frame in answers.items():
@@ -392,11 +350,7 @@ SUPPORT_FLOORS = (0.25, 0.5, 0.75, 1.0)  # the grounding check's floors `refusal
 
 
 def with_support_floor(answers: pd.DataFrame, floor: float) -> pd.DataFrame:
-    """The answers as if every answer with less than `floor` of its words in the context had been refused.
-
-    Needs the `support` column `answer_row` (bench/realworld.py) writes (`helpers.metrics.answer_support`); a floor
-    of 0 changes nothing.
-    """
+    """The answers as if every answer with less than `floor` of its words in the context (`support`) were refused."""
     frame = answers.copy()
     unsupported = ~frame.status.isin(REFUSED) & (frame.support < floor)
     frame.loc[unsupported, "status"] = "refused"
@@ -413,11 +367,7 @@ def question_f1(answers: pd.DataFrame) -> pd.Series:
 
 
 def refusal_rules(answers: pd.DataFrame, prompted: str, forced: str, floors: Sequence[float]) -> pd.DataFrame:
-    """Per corpus and rule: F1 over all questions (`question_f1`), F1 of the answerable, and both refusal rates.
-
-    The rules: `prompted` (the instruction offers "unknown"), `forced` (it does not), and `forced` with each
-    support floor (`with_support_floor`: refuse an answer whose words the passages do not hold).
-    """
+    """Per corpus and rule (prompted, forced, forced with each support floor): F1s and both refusal rates."""
     rules = {prompted: answers[answers["set-up"] == prompted], forced: answers[answers["set-up"] == forced]}
     for floor in floors:
         rules[f"{forced}, refused below support {floor:g}"] = with_support_floor(rules[forced], floor)

@@ -1,11 +1,5 @@
-"""Measure chunking strategies side by side on the gold questions (what notebook 02 shows).
-
-For each strategy: how many chunks and how long (cl100k tokens), the share of gold evidence quotes that
-sit wholly inside one chunk, and how well exact dense retrieval finds the evidence: recall@k and MRR, and
-recall within a context budget — the top chunks that fit in the configured `context_tokens` together — which compares
-strategies at equal reading cost (at equal k, longer chunks simply bring more text).
-Retrieval here is brute force in numpy (`X @ q` over L2-normalised vectors), which is exact and needs no
-vector store; the embedder's disk cache makes a re-run cheap.
+"""Measure chunking strategies side by side on the gold questions (what notebook 02 shows): chunk sizes, quotes
+held whole, and exact dense retrieval's recall@k, MRR and recall within a context budget (equal reading cost).
 What it leaves out: BM25, hybrid and reranking (notebooks 05–06) and any answer generation.
 """
 

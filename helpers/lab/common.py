@@ -1,10 +1,5 @@
-"""What every lab experiment shares: the profile's subsets and an exact numpy dense retriever.
-
-`profile_subset` (through `ci_subset`) keeps everything in the `full` profile and a few questions with their
-documents in `ci`; `dense_retriever`
-ranks nodes by `X @ q` over L2-normalised vectors, exact and without a vector store, with the function in force
-for the `top_k` slot (the kit's `cosine_top_k`, or the student's of notebook 03).
-What it leaves out: any scoring (each experiment module scores its own stage) and the pipeline.
+"""What every lab experiment shares: the profile's subsets (`profile_subset`, `ci_subset`) and an exact numpy dense
+retriever running the `top_k` slot. What it leaves out: any scoring (each experiment scores its own stage).
 """
 
 from __future__ import annotations
@@ -58,12 +53,7 @@ def ci_subset(select: Callable[..., Subset]) -> Callable[..., Subset]:
 @ci_subset
 def profile_subset(documents: Sequence[Document], questions: Sequence[Question], settings: Settings,
                    per_category: int = 2, other_documents: int = 10) -> Subset:  # fmt: skip
-    """Everything in the `full` profile; in `ci`, a few questions per category, their documents and a few others.
-
-    Embedding every chunk of six strategies from a cold cache takes minutes on two cores; the ci subset keeps
-    the notebook within its budget and still mixes distractors into the search. A "document" is what the
-    parser returns, so of the handbook only the pages holding the evidence are kept.
-    """
+    """Everything in `full`; in `ci`, a few questions per category, their documents and a few distractors."""
     questions = question_subset(questions, per_category, seed=settings.seed)
     quotes = [evidence for question in questions for evidence in question.evidence]
     needed = {

@@ -1,7 +1,4 @@
 """What notebook 03 measures and draws: a similarity heatmap, embedding speed cold and warm, query prefixes.
-
-Retrieval quality here is exact dense search in numpy (`X @ q`, from `helpers.lab.chunking`) scored
-against the gold evidence quotes, so the numbers isolate the embedder from any vector store.
 What it leaves out: a second local embedding model (none is known to install offline from PyPI).
 """
 

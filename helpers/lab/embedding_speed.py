@@ -1,12 +1,5 @@
-"""The ways the kit can run its packaged MiniLM, and how fast each one embeds, measured side by side.
-
-What it does: `BACKENDS` names the set-ups (torch or ONNX Runtime, float32 or int8, as `embed_backend` and
-`embed_precision` settings); `time_backends` (`time_embedders` for any embedders) embeds the same texts with
-each, without any cache, after one warm-up batch, in rounds that alternate the set-ups (so a busy moment of a
-shared machine hits them all) and keeps each one's fastest round, as chunks/s and as a ratio to the first
-set-up measured in the same run.
-`committed_results(path)` reads what `python -m bench.embedders` measured on the whole course (speed, and
-recall@5 on the course and real-document dev sets) from the results file it wrote.
+"""The ways the kit can run its packaged MiniLM (torch or ONNX Runtime, float32 or int8), and how fast each embeds:
+alternating uncached rounds after a warm-up, so a busy moment of a shared machine hits them all.
 What it leaves out: retrieval quality (that needs the evaluation stage: bench/embedders.py), OpenAI embeddings.
 """
 
@@ -40,8 +33,7 @@ def backend_embedder(name: str, settings: Settings | None = None) -> Embedder:
 
 
 def time_embedders(texts: Sequence[str], embedders: Mapping[str, Any], rounds: int = 2) -> pd.DataFrame:
-    """chunks/s of each embedder (anything with `embed_texts`) on `texts`, fastest of `rounds` alternating rounds,
-    and its ratio to the first one; the load average at the end is in `table.attrs`."""
+    """chunks/s of each embedder on `texts` (fastest of `rounds` alternating rounds) and its ratio to the first."""
     texts, names = list(texts), list(embedders)
     for embedder in embedders.values():  # warm-up: first-call allocations, thread pools
         embedder.embed_texts(texts[:32])
@@ -56,14 +48,6 @@ def time_embedders(texts: Sequence[str], embedders: Mapping[str, Any], rounds: i
     table[f"× {names[0]}"] = table["chunks/s"] / table.loc[names[0], "chunks/s"]
     table.attrs["load average"] = [round(x, 2) for x in os.getloadavg()]
     return table
-
-
-def time_backends(
-    texts: Sequence[str], names: Sequence[str] = tuple(BACKENDS), settings: Settings | None = None, rounds: int = 2
-) -> pd.DataFrame:
-    """`time_embedders` over the named set-ups of the packaged model (the first is the reference), rounded."""
-    table = time_embedders(texts, {name: backend_embedder(name, settings) for name in names}, rounds)
-    return table.round({"seconds": 2, "chunks/s": 1, f"× {names[0]}": 2})
 
 
 def committed_results(path: Path) -> pd.DataFrame:
@@ -87,10 +71,9 @@ def committed_results(path: Path) -> pd.DataFrame:
 def compare_backends(
     texts: Sequence[str], settings: Settings | None = None, rounds: int = 1, results: Path | None = None
 ) -> pd.DataFrame:
-    """One row per backend: live chunks/s and ratio on `texts`; with `results` (the benchmark's embedders.json)
-    beside them the benchmark's chunks/s, ratio and recall@5."""
-    live = time_backends(texts, tuple(BACKENDS), settings, rounds)
-    live = live[["chunks/s", "× torch fp32"]].add_prefix("now: ")
+    """One row per backend: live chunks/s and ratio on `texts`, and the benchmark's beside them (`results`)."""
+    live = time_embedders(texts, {name: backend_embedder(name, settings) for name in BACKENDS}, rounds)
+    live = live[["chunks/s", "× torch fp32"]].round({"chunks/s": 1, "× torch fp32": 2}).add_prefix("now: ")
     if results is None or not results.exists():
         return live
     committed = committed_results(results)

@@ -1,11 +1,5 @@
-"""What the LLM's e-mail metadata adds to retrieval, measured on the gold e-mail questions.
-
-What it does: picks the e-mails to enrich (all of them in the `full` profile; in `ci` a seeded sample of
-e-mail questions, their evidence e-mails and a few distractors, thread siblings first), shows the metadata as a
-table, and compares exact dense retrieval over the e-mails with the metadata left out of the embedded text,
-with only the summary and topics in it, and with all five fields in it: hit@1, recall@k and MRR against the gold
-evidence quotes (the chunk texts are the same in every variant; only what the embedder reads changes).
-What it leaves out: metadata filters (urgency = high) and BM25, which notebooks 04–05 cover.
+"""What the LLM's e-mail metadata adds to retrieval: exact dense search with none, some or all of its fields in the
+embedded text, on the gold e-mail questions. What it leaves out: metadata filters and BM25 (notebooks 04–05).
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""The configurations notebook 07 compares, run over the gold questions one configuration at a time.
-
-Closed book vs RAG; in short-answer mode (for EM/F1) with no examples, the two fixed worked examples, or
-the refusal example plus the two most similar dev questions; and the app's default (sentence mode, fixed
-examples) for refusals and citations. One configuration runs over all questions before the next, so
-llama.cpp keeps its shared prompt prefix in the KV cache; answers are cached on disk, so a re-run is
-instant. The `ci` profile uses a seeded, stratified subset sized for a 4-minute notebook.
-What it leaves out: other retrievers and rerankers (notebooks 05, 06); it answers with the configured reader.
+"""The configurations notebook 07 compares (closed book, RAG with no, fixed or similar examples, the app's default),
+one after the other so llama.cpp keeps the shared prompt prefix. What it leaves out: other retrievers and rerankers.
 """
 
 from __future__ import annotations
@@ -31,15 +25,14 @@ class Asks(Protocol):
 
     def ask(self, question: str, k: int | None = None, **options: Any) -> Answer: ...
 
+
 CI_PER_CATEGORY = 1  # 10 categories → 10 questions per configuration in the ci profile
 
 
 def profile_questions(questions: Sequence[Question], settings: Settings | None = None) -> list[Question]:
     """All questions in the `full` profile; a seeded, stratified subset in `ci`."""
     settings = settings or get_settings()
-    if settings.profile != "ci":
-        return list(questions)
-    return question_subset(questions, CI_PER_CATEGORY, seed=settings.seed)
+    return question_subset(questions, CI_PER_CATEGORY if settings.profile == "ci" else None, seed=settings.seed)
 
 
 def configurations(

@@ -1,18 +1,7 @@
-"""Measuring the input guard both ways: false rejections on benign questions, catches on injection attempts.
-
-What it does: `benign_sets()` gathers every benign question the kit has (the gold set without its injections,
-the scanned-page and routing questions, the generated set, the BYOD example, the real-document dev split when
-it exists, and `guard_benign.jsonl`, written to quote words like "ignore", "system", "rules", "students'
-grades"); `injection_sets()` the gold injections (dev and test apart: the rules were tuned on dev and the new
-file, never on test) and `guard_injections.jsonl`. `guard_rates()` is the table the test and notebook 07
-print; `OLD_RULES` are the guard's earlier single-word patterns (docs/decisions.md), so `old_false_rejections()`
-can show what they blocked.
-
-Documents, the other way in: on the indirect-injection suite (`helpers.corpus.attacks`: dev and test apart,
-`PASSAGE_RULES` were tuned on dev only), `passage_flags()` counts what the passage rules flag (the planted files,
-`document_benign.jsonl`, a corpus's chunks); `helpers.evaluation.injections` asks the reader each attacked
-document's question with the guard off and on. What it leaves out: the LLM's own resistance to an injection that
-gets through (notebook 07, exercise 5).
+"""Measuring the input guard both ways: false rejections on benign questions, catches on injection attempts
+(`guard_rates`; `OLD_RULES` are the earlier single-word patterns), and the passage rules on attacked documents
+and ordinary passages (`flag_rates`).
+What it leaves out: the LLM's own resistance to an injection that gets through (notebook 07, exercise 5).
 """
 
 from __future__ import annotations
@@ -63,10 +52,8 @@ class Attempt:
 
 def realworld_dev() -> list[str]:
     """The real-document dev questions, or [] while that set does not exist yet."""
-    try:
-        from helpers.corpus.realworld import load_realworld
-    except ImportError:
-        return []
+    from helpers.corpus.realworld import load_realworld
+
     try:
         questions = load_realworld(split="dev")
     except (OSError, ValueError):  # the file not there yet, or not readable as gold questions
@@ -103,27 +90,23 @@ def injection_sets() -> dict[str, list[Attempt]]:
     return {"gold dev": gold("dev"), "guard_injections.jsonl": new, "gold test (held out)": gold("test")}
 
 
-def _benign_row(name: str, questions: Sequence[str], rules: Sequence[Rule] | None) -> dict:
-    """Counts for one benign set: how many the guard blocked, or cut a sentence of."""
-    verdicts = [check_input(q, rules) for q in questions]
+def _row(name: str, kind: str, verdicts: Sequence[Any]) -> dict:
+    """Counts for one set: how many the guard blocked, and flagged (blocked, or a sentence cut)."""
     flagged = sum(bool(v.blocked or v.removed) for v in verdicts)
-    return {"set": name, "kind": "benign", "questions": len(questions), "blocked": sum(v.blocked for v in verdicts),
-            "flagged": flagged, "rate": flagged / len(questions)}  # fmt: skip
+    return {"set": name, "kind": kind, "questions": len(verdicts), "blocked": sum(v.blocked for v in verdicts),
+            "flagged": flagged, "rate": flagged / len(verdicts)}  # fmt: skip
 
 
 def _injection_row(name: str, attempts: Sequence[Attempt], rules: Sequence[Rule] | None) -> dict:
     """Counts for one injection set: caught (blocked or the injected part cut), and mixed ones answered."""
     verdicts = [check_input(a.question, rules) for a in attempts]
-    caught = sum(bool(v.blocked or v.removed) for v in verdicts)
     kept = sum(not v.blocked and bool(v.removed) for a, v in zip(attempts, verdicts, strict=True) if a.kind == "mixed")
-    return {"set": name, "kind": "injection", "questions": len(attempts), "blocked": sum(v.blocked for v in verdicts),
-            "flagged": caught, "rate": caught / len(attempts),
-            "mixed answered": f"{kept}/{sum(a.kind == 'mixed' for a in attempts)}"}  # fmt: skip
+    return _row(name, "injection", verdicts) | {"mixed answered": f"{kept}/{sum(a.kind == 'mixed' for a in attempts)}"}
 
 
 def guard_rates(rules: Sequence[Rule] | None = None) -> pd.DataFrame:
     """One row per set: benign ones flagged (false rejections) and injections caught, with rates and totals."""
-    benign = [_benign_row(name, qs, rules) for name, qs in benign_sets().items()]
+    benign = [_row(name, "benign", [check_input(q, rules) for q in qs]) for name, qs in benign_sets().items()]
     injections = [_injection_row(name, attempts, rules) for name, attempts in injection_sets().items()]
     rows = [*benign, _total("all benign", benign), *injections, _total("all injections", injections)]
     return pd.DataFrame(rows).set_index("set").fillna("")
@@ -199,9 +182,7 @@ def flag_rates(attacks: Sequence[DocumentAttack], settings: Settings, corpora: d
 
 
 def injection_results(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The committed run of `python -m bench.injections`: per split and passage guard, answers taken over and answers
-    that still hold the document's fact; and what the guard changed on each dev set (questions whose top-k hold a
-    flagged passage)."""
+    """The committed `python -m bench.injections` run: takeovers per split and guard, and the guard's cost on dev."""
     record = json.loads((results_dir / "injections.json").read_text(encoding="utf-8"))
     rows = [{"split": key.split(" / ")[0], "guard": key.split(" / ")[1], **value}
             for key, value in record["takeovers"].items()]  # fmt: skip

@@ -1,12 +1,6 @@
-"""Parsers compared on the gold evidence: does the text a parser keeps still hold the quotes answers need?
-
-What it does: for each format of the course corpus (pdf, html, markdown, email, table) it runs the kit's parser
-next to the usual alternatives — PyMuPDF's plain and y-sorted text, trafilatura, BeautifulSoup's `get_text()`,
-the raw file — and reports the share of gold evidence quotes found in each one's text and the documents (PDF:
-pages) parsed per second. Found means: whitespace and case folded, the whole quote (or, looser, at least half
-of it as one piece); and the question's reference answer somewhere in its evidence documents' text.
-What it leaves out: the noise a parser keeps beside a quote (`views.noise_table` shows that side), and
-retrieval, which `table_lookup.py` measures for tables.
+"""Parsers compared on the gold evidence: per format, the kit's parser next to the usual alternatives (PyMuPDF,
+trafilatura, BeautifulSoup, the raw file): evidence quotes and answers its text still holds, documents per second.
+What it leaves out: the noise a parser keeps beside a quote (`noise_table`), and retrieval (`table_lookup.py`).
 """
 
 from __future__ import annotations
@@ -37,9 +31,6 @@ def format_of(doc: str) -> str:
 def quote_found(text: str, quote: str) -> bool:
     """Whether the quote is in the text, whitespace and case folded (line breaks do not hide it)."""
     return " ".join(quote.split()).lower() in " ".join(text.split()).lower()
-
-
-# ---------------------------------------------------------------------------------------------- the parsers
 
 
 def kit_parser(path: Path) -> list[str]:
@@ -98,9 +89,6 @@ PARSERS: dict[str, dict[str, Extractor]] = {
     "email": {"raw .eml file": raw_file, "kit (headers + body)": kit_parser},
     "table": {"kit, tables='raw'": kit_parser_raw_tables, "kit, tables='sentences'": kit_parser},
 }
-
-
-# ---------------------------------------------------------------------------------------------- measuring
 
 
 def run_parser(extract: Extractor, paths: Sequence[Path]) -> tuple[dict[str, str], int, float]:

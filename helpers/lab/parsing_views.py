@@ -1,9 +1,4 @@
 """Small views of the parsers for notebook 01: HTML noise per page, one PDF page three ways, metadata tables.
-
-What it does: `noise_table` puts the share of each HTML page's bytes that the kit's parser drops (the
-`noise_share` it stores in metadata) next to trafilatura's, with a size-weighted corpus row; `print_page_orders`
-prints the start of one PDF page as PyMuPDF's plain text, its y-sorted text and the kit's reading order;
-`metadata_frame` lays out chosen metadata keys of some documents as a table.
 What it leaves out: any measurement against the gold set (that is `helpers.lab.parsing`).
 """
 

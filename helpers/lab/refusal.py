@@ -1,7 +1,4 @@
 """Refusing well, measured without the reader: the refusal threshold, the input guard, the best similarity.
-
-`tune_threshold` picks the refusal threshold on retrieval scores alone (no LLM needed), `guard_table` shows what
-the input guard does to each gold question and `best_similarities` what the threshold looks at (notebook 07).
 What it leaves out: scoring answers (`helpers.generation.scores`).
 """
 
@@ -20,11 +17,8 @@ from helpers.types import Hit
 
 
 def tune_threshold(similarity: Sequence[float], should_refuse: Sequence[bool], max_lost: float = 0.02) -> pd.DataFrame:
-    """For candidate thresholds: share of unanswerable questions caught and of answerable ones lost.
-
-    The chosen threshold (`.attrs["best"]`) is the highest that loses at most `max_lost` of the answerable
-    questions: a wrongly refused answerable question costs more than an unanswerable one left to the LLM.
-    """
+    """For candidate thresholds: share of unanswerable questions caught and of answerable ones lost; the chosen
+    one (`.attrs["best"]`) is the highest that loses at most `max_lost` of the answerable questions."""
     sims, refuse = np.asarray(similarity, dtype=float), np.asarray(should_refuse, dtype=bool)
     rows = []
     for t in np.round(np.arange(0.0, 0.71, 0.05), 2):
@@ -50,8 +44,7 @@ def guard_table(questions: Sequence[Question]) -> pd.DataFrame:
 
 
 def best_similarities(questions: Sequence[Question], search: Callable[[str, int], list[Hit]], k: int) -> pd.DataFrame:
-    """The best dense similarity each question's hits reach (what the refusal threshold looks at); `search` is the
-    question path's first two steps, e.g. `pipeline.search` (the guard, then retrieval)."""
+    """The best dense similarity each question's hits reach (what the refusal threshold looks at)."""
     rows = []
     for question in questions:
         hits = search(question.question, k)

@@ -1,10 +1,5 @@
-"""Measure rerankers and query rewriting on the gold questions (what notebook 06 shows).
-
-A *system* here is any function from a gold `Question` to a ranked list of hits: a plain retriever, a
-retriever + reranker, multi-query, a follow-up rewrite in front. `measure` runs each one over the same
-questions, scores the rankings with `helpers.evaluation.evaluate_retrieval` (recall@5, MRR, hit@1) and times
-each call end to end, so "added latency" is simply a system's median minus the baseline's.
-What it leaves out: answer quality (notebooks 07–08) and significance tests (notebook 08).
+"""Measure rerankers and query rewriting on the gold questions (notebook 06): a *system* is any function from a
+`Question` to ranked hits, scored and timed alike. What it leaves out: answer quality and significance tests.
 """
 
 from __future__ import annotations
@@ -84,8 +79,7 @@ def with_target(table: pd.DataFrame, baseline: str, gain: float = 0.05, max_ms: 
 
 
 def negative_audit(chunks: Sequence[Hit], n_queries: int = 200, seed: int = 0) -> pd.DataFrame:
-    """Inverse-cloze training pairs mined the first way (`fair=False`) and the fixed way: how many of the query's
-    words the positive and the negatives share, and how often some negative shares more than the positive."""
+    """Inverse-cloze pairs mined the first way and the fixed way: the query's words the positive and negatives share."""
     from helpers.rerank.synthetic import cloze_pairs, word_overlap
 
     rows = {}
@@ -118,12 +112,8 @@ def target_verdict(tables: Mapping[str, pd.DataFrame], gain: float = 0.05, max_m
         if all(bool(t.loc[name, "meets target"]) for t in tables.values()):
             winners.append(name)
         lines.append(f"{name}: " + "; ".join(parts))
-    corpora = " and ".join(tables)
-    head = (
-        f"reaches +{gain:.2f} recall@5 at ≤ {max_ms / 1000:g} s per question on {corpora}: {', '.join(winners)}"
-        if winners
-        else f"no reranker reaches +{gain:.2f} recall@5 at ≤ {max_ms / 1000:g} s per question on {corpora}"
-    )
+    target = f"+{gain:.2f} recall@5 at ≤ {max_ms / 1000:g} s per question on {' and '.join(tables)}"
+    head = f"reaches {target}: {', '.join(winners)}" if winners else f"no reranker reaches {target}"
     return "\n".join([head, *lines])
 
 

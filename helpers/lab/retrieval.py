@@ -1,9 +1,5 @@
-"""Measure retrievers side by side on the gold questions (what notebook 05 shows).
-
-Every retriever is asked with the question text alone (conversational follow-ups are rewritten only in
-notebook 06) and scored by `helpers.evaluation.evaluate_retrieval`: hit@k, recall@k, MRR, nDCG over the
-questions that have evidence. The tables here only arrange those numbers: overall, by category, along a
-sweep of the hybrid weight, and along a sweep of the similarity threshold.
+"""Measure retrievers side by side on the gold questions (what notebook 05 shows): overall, by category, and along
+sweeps of the hybrid weight and of the similarity threshold, each retriever asked with the question text alone.
 What it leaves out: answer quality (notebooks 07–08) and significance tests (notebook 08).
 """
 
@@ -99,11 +95,7 @@ def threshold_sweep(
 def plot_alpha_sweep(
     sweeps: Mapping[str, pd.DataFrame], metric: str = "recall@5", reference_alpha: float = 0.6
 ) -> None:
-    """One line per sweep: `metric` against the dense weight alpha (0 = pure BM25, 1 = pure dense).
-
-    `reference_alpha` marks a published value for comparison, the TUM chatbot's weight (docs/lineage.md); it is
-    not the kit's default (`hybrid_alpha` in helpers.config).
-    """
+    """One line per sweep: `metric` against the dense weight alpha, the TUM chatbot's weight marked for comparison."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.5, 3.8))

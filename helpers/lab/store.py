@@ -1,10 +1,4 @@
 """What notebook 04 measures: exact numpy search against Qdrant, query latency, and embedded write speed.
-
-What it does: `numpy_top_k` is the whole of exact dense search (`X @ q`, then the k largest);
-`ingest_runs` times the pipeline's ingestion cold and warm;
-`agreement_table` checks that other searchers return the very same top-k ids; `latency_table` gives
-p50/p95 of any search function; `local_write_rate` times upserts into a fresh embedded collection on
-synthetic vectors, with and without `enable_fast_local_writes`.
 What it leaves out: approximate (HNSW) search quality, which only a Qdrant server builds.
 """
 
@@ -32,11 +26,7 @@ def numpy_top_k(matrix: np.ndarray, query: np.ndarray, k: int) -> np.ndarray:
 
 
 def agreement_table(questions: Sequence[str], reference: Searcher, others: Mapping[str, Searcher]) -> pd.DataFrame:
-    """Per searcher, the share of questions whose top-k equals the reference's: as lists, as sets, up to ties.
-
-    Two chunks with the same vector (the same text in two documents) tie exactly; either order is right, so
-    "up to ties" compares the ranked scores (within 1e-5) instead of the ids.
-    """
+    """Per searcher, the share of questions whose top-k equals the reference's: as lists, as sets, up to score ties."""
     expected = [reference(q) for q in questions]
     rows = []
     for name, search in others.items():
@@ -105,10 +95,7 @@ def write_speed_table(folder: Path, points: int = 500, dimension: int = 384) -> 
 
 
 def ingest_runs(pipeline: Any, runs: Sequence[str] = ("cold", "warm")) -> pd.DataFrame:
-    """Run `pipeline.ingest()` once per name in `runs`; one row each: counts, seconds per stage, embeddings computed.
-
-    `pipeline` is a `RAGPipeline`, passed in: the store's measurements never import the pipeline.
-    """
+    """Run `pipeline.ingest()` once per name in `runs`; one row each: counts, seconds per stage, embeddings computed."""
     rows = {}
     for run in runs:
         computed = pipeline.embedder.stats["computed"]

@@ -1,13 +1,5 @@
-"""Table-to-text measured by retrieval: table_lookup questions against raw table text and rows as sentences.
-
-What it does: parses the whole corpus twice, tables as raw cell lines (`tables="raw"`) and as one sentence per
-row (`tables="sentences"`), chunks both with the pipeline's chunker (`settings.chunking.chunk_strategy`), searches them
-by exact dense retrieval (the packaged embedder, numpy brute force over normalised vectors) and scores the
-table_lookup questions. Relevance is answer-based (`helpers.metrics.answer_relevance`): a chunk of an
-evidence document that contains the answer counts, so the gold quotes, written as sentences, favour neither.
-Both profiles search the whole corpus: on a small subset the raw rows meet too few distractors and the
-comparison says little. It stays cheap because `helpers prepare` (run by the set-up and test commands) has
-already parsed and embedded the sentence-mode chunks; only the raw table chunks are new.
+"""Table-to-text measured by retrieval: table_lookup questions against raw table text and rows as sentences, over
+the whole corpus (a subset gives the raw rows too few distractors), with answer-based relevance that favours neither.
 What it leaves out: BM25 and hybrid search (notebook 05), and tables inside scanned PDFs.
 """
 
@@ -54,9 +46,7 @@ def table_retrieval_table(
     questions: Sequence[Question], embedder: Embedder, parsed: dict[str, list[Document]], k: int = 5
 ) -> pd.DataFrame:
     """One row per table mode (raw, sentences): chunks, hit@1, recall@k, MRR; the pipeline's chunker."""
-    strategy = (
-        embedder.settings.chunking.chunk_strategy
-    )  # the pipeline's chunker: `helpers prepare` embedded its chunks
+    strategy = embedder.settings.chunking.chunk_strategy  # the pipeline's: `helpers prepare` embedded its chunks
     rows = {f"tables='{mode}'": score_mode(parsed[mode], questions, embedder, strategy, k) for mode in MODES}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "parse"

@@ -1,9 +1,6 @@
-"""The metrics, pure functions at the bottom of the package: retrieval (hit@k, recall@k, MRR, nDCG against
-the gold evidence quotes), answer-based relevance (a chunk holds a gold answer) and SQuAD-style EM and F1.
-
-The notebooks' experiments (`helpers.lab`) score with these without reaching up to
-`helpers.evaluation`, which re-exports them and adds what needs the whole pipeline (ablations, LLM judges,
-ragas, reports). What it leaves out: running a retriever or a model (the caller passes rankings and answers).
+"""The metrics, pure functions at the bottom of the package: retrieval (hit@k, recall@k, MRR, nDCG against the
+gold evidence quotes), answer-based relevance (a chunk holds a gold answer) and SQuAD-style EM and F1.
+What it leaves out: running a retriever or a model (the caller passes rankings and answers).
 """
 
 from helpers.metrics.answer_relevance import (

@@ -1,12 +1,6 @@
-"""Answer-based relevance: a chunk is relevant when it comes from an evidence document and holds the answer.
-
-The evidence quotes of the gold set are written in the kit's own parsed form (a table row as a sentence, say),
-so scoring another parse of the same document against them would be unfair to it. Here a chunk counts as
-relevant when its source is one of the question's evidence documents and its text contains the reference
-answer or one of its variants, both normalised as in SQuAD (lower case, no punctuation, no articles) and
-matched on whole words. Each question then has one thing to find, so recall@k equals hit@k.
-What it leaves out: whether the chunk holds the answer *for the right row* — a room number that appears in
-two rows makes both chunks relevant, for every way of parsing alike.
+"""Answer-based relevance: a chunk is relevant when it comes from an evidence document and holds a reference answer
+(SQuAD-normalised, whole words), fair to any parse of the document; recall@k then equals hit@k.
+What it leaves out: whether the chunk holds the answer *for the right row* (a number in two rows counts twice).
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""SQuAD-style answer metrics, with the normalisation of the official SQuAD v1.1 script.
-
-Normalise (lower case, drop punctuation, drop the articles a/an/the, collapse white space), then
-EM = the strings are equal, F1 = harmonic mean of token precision and recall. With several reference
-answers a prediction gets its best score over them. The score against one reference is a slot
-(`helpers.mechanisms`: "exact_match", "f1"; the kit's `squad_exact_match`, `squad_f1`), so a student's own
-EM and F1 score every answer once `use`d; precision and recall stay the kit's.
+"""SQuAD-style answer metrics with the official v1.1 normalisation: EM and token F1, best over the references; EM
+and F1 against one reference are slots ("exact_match", "f1"), so a student's own score every answer once `use`d.
 What it leaves out: semantic similarity and LLM judges (`helpers.evaluation.judge`, ragas).
 """
 
@@ -70,9 +65,7 @@ def squad_scores(prediction: str, references: Sequence[str]) -> dict[str, float]
 
 
 def answer_support(prediction: str, context: str) -> float:
-    """The share of the prediction's normalised words that occur in `context`: 1.0 when every word is there.
-
-    A grounding check that needs no model: an answer the passages do not contain is likely made up.
+    """The share of the prediction's normalised words that occur in `context` (a grounding check needing no model).
 
     >>> answer_support("May 24", "Classes end on May 24, 2025.")
     1.0
@@ -82,4 +75,3 @@ def answer_support(prediction: str, context: str) -> float:
         return 0.0
     seen = set(normalize_answer(context).split())
     return sum(word in seen for word in words) / len(words)
-

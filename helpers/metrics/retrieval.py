@@ -1,12 +1,6 @@
-"""Retrieval metrics over ranked chunks, against the gold evidence quotes.
-
-A chunk *supports* an evidence quote when it comes from the quote's document and holds at least
-half of the quote, and at least 40 characters of it (the whole quote if shorter), as one contiguous
-piece, after whitespace and case folding — chunk boundaries may cut a quote, and a chunk holding
-most of it is what a reader needs.
-Then, for one question with E evidence quotes and a ranked list of chunks:
-hit@k = 1 if any of the top k supports any quote; recall@k = share of the E quotes supported within
-the top k; MRR = 1 / rank of the first supporting chunk; nDCG@k with binary gains.
+"""Retrieval metrics over ranked chunks against the gold evidence quotes: hit@k, recall@k, MRR, nDCG@k (binary).
+A chunk *supports* a quote when it comes from its document and holds at least half of it (and at least 40
+characters, or all of a shorter quote) as one piece, whitespace and case folded.
 What it leaves out: graded relevance and running the retriever (the caller passes a `retrieve` function).
 """
 

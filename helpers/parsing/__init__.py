@@ -1,17 +1,12 @@
 """Parsing: every file of the course corpus into LlamaIndex `Document`s with clean text and metadata.
 
-What it does: `parse(path)` picks a parser by what the file's content is (PDF, HTML, Markdown, e-mail, CSV,
-plain text, Word, PowerPoint, Excel; the suffix only as a hint) and returns Documents whose metadata always holds
-`source`, `doc_type` and `title` (plus page, url, date, sender, heading, entry, slide_title, sheet... per type) as
-str/int/float, with ids that are the same on every run.
-`parse_folder(folder)` walks a folder and never crashes: a file that cannot be parsed is skipped and
-reported with a one-line reason. Tables become one sentence per row (`tables="sentences"`) or stay as
-plain cell lines (`tables="raw"`), so a notebook can compare the two.
-What it leaves out: OCR of images, the old binary Office formats (.doc, .ppt, .xls), password-protected files,
-and any network access.
+`parse(path)` picks a parser by the file's content (the suffix only as a hint); metadata always holds `source`,
+`doc_type` and `title`, and ids are the same on every run. `parse_folder(folder)` never crashes: a file that
+cannot be parsed is skipped with a one-line reason. `tables="sentences"` writes each table row as a sentence,
+`tables="raw"` keeps plain cell lines.
+What it leaves out: OCR of images, the old binary Office formats, password-protected files, network access.
 
-    >>> report = parse_folder("course_data/docs")
-    >>> print(report.summary())
+    >>> print(parse_folder("course_data/docs").summary())
 """
 
 from __future__ import annotations
@@ -64,10 +59,7 @@ __all__ = [
 
 
 def _parse_pdf(path: Path, meta: dict, tables: str) -> list[Document]:
-    """One Document per page that has text; a course catalog, one per course entry (`helpers.parsing.catalog`).
-
-    An entry's heading is its `entry` ("ADSP 31006. Time Series Analysis and Forecasting"), embedded and cited.
-    """
+    """One Document per page that has text; a course catalog, one per course entry (heading as `entry`)."""
     title, pages = read_pdf(path, tables=tables)
     entries = split_entries(pages)
     if entries:  # several entries share a page, so their ids count the entries: `page` keeps the page they start on
@@ -145,11 +137,7 @@ def _parse_xlsx(path: Path, meta: dict, tables: str) -> list[Document]:
 
 
 def _parse_text(path: Path, meta: dict, tables: str) -> list[Document]:
-    """One Document, the text as it is (calendar lines event first); a dump of scraped pages, one per page.
-
-    A page of a dump keeps its address as `url` and its first line as its title, without the lines nearly every
-    page repeats (`helpers.parsing.dumps`).
-    """
+    """One Document, the text as it is (calendar lines event first); a dump of scraped pages, one per page."""
     text = decode_bytes(path.read_bytes()).strip()
     if tables == "sentences":
         text = calendar_lines(text)
@@ -206,12 +194,6 @@ def _unreadable(content: Sniffed, suffix: str) -> str:
         return f"{start} {content.label}, not text; the kit reads no images: save its text as .txt or a PDF"
     return (f"{start} {content.label}, not text, PDF, HTML, e-mail or an Office file; nothing in it can be read "
             "(if it is a document, export it as PDF or text)")  # fmt: skip
-
-
-def read_as(path: Path) -> tuple[str | None, str | None]:
-    """(the parser kind for a file by its content, a note when its suffix says otherwise)."""
-    content = sniff(path)
-    return content.parser_kind(path.suffix), content.note(path.suffix)
 
 
 def parse(path: str | Path, *, tables: str = "sentences", root: Path | None = None) -> list[Document]:
@@ -282,9 +264,7 @@ def parse_folder(
     path: str | Path, *, tables: str = "sentences", progress: bool = True, cache_dir: Path | None = None
 ) -> ParseReport:
     """Parse every file under a folder; files that fail are skipped with a one-line reason, never raised.
-
-    With `cache_dir`, parsed documents are kept on disk (see `cache.py`), so a second run only reads files.
-    """
+    With `cache_dir`, parsed documents are kept on disk (`cache.py`), so a second run only reads files."""
     check_tables_mode(tables)
     folder = Path(path)
     if not folder.is_dir():
@@ -297,14 +277,12 @@ def parse_folder(
                 report.documents += _parse_cached(file, tables, folder, store)
             except ParseError as error:
                 report.skipped.append((source_name(file, folder), error.reason))
-                continue
             except Exception as error:  # a bug or a file no check foresaw: name the file and what to do, keep going
                 reason = f"could not be parsed ({_first_line(error)}); open it to check it, or save it as PDF or text"
                 report.skipped.append((source_name(file, folder), reason))
-                continue
-            note = read_as(file)[1]
-            if note:
-                report.notes.append((source_name(file, folder), note))
+            else:
+                if note := sniff(file).note(file.suffix):
+                    report.notes.append((source_name(file, folder), note))
     finally:
         if store is not None:
             store.close()

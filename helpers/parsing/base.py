@@ -22,21 +22,10 @@ CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")  # never text: 
 # uuid5(namespace, name) is the same on every machine and every run: re-parsing gives the same ids.
 DOC_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "rag-teaching-kit/parsing")
 
-# Metadata the embedder should not see (paths, bookkeeping, numbers that carry no meaning) ...
-EMBED_EXCLUDED = (
-    "source",
-    "doc_type",
-    "page",
-    "url",
-    "noise_share",
-    "message_id",
-    "to",
-    "thread",
-    "front_matter_error",
-    "heading",  # a Word section's heading trail, a slide's title and a sheet's name open their text already,
-    "slide_title",  # as a "#" heading line
-    "sheet",
-)
+# Metadata the embedder should not see (paths, bookkeeping, numbers that carry no meaning; a Word section's heading
+# trail, a slide's title and a sheet's name, which open their text already as a "#" heading line) ...
+EMBED_EXCLUDED = ("source", "doc_type", "page", "url", "noise_share", "message_id", "to", "thread",
+                  "front_matter_error", "heading", "slide_title", "sheet")  # fmt: skip
 # ... and metadata the LLM does not need in its prompt (it still sees source, title, page, url, date, sender).
 LLM_EXCLUDED = ("doc_type", "noise_share", "message_id", "thread", "front_matter_error")
 
@@ -66,8 +55,7 @@ def collapse(text: str) -> str:
 
 
 def utf16_codec(data: bytes) -> str | None:
-    """The codec of UTF-16 text, else None: "utf-16" for a BOM, "utf-16-le"/"utf-16-be" for BOM-less text with
-    NULs in every other byte."""
+    """The codec of UTF-16 text (a BOM, or NULs in every other byte), else None."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return "utf-16"
     sample = data[:4096]
@@ -102,12 +90,7 @@ codecs.register_error("kit-cp1252", _cp1252_fallback)
 def decode_bytes(data: bytes, declared: str | None = None) -> str:
     """Bytes to str: the declared charset, then UTF-16 (BOM or NUL pattern), then UTF-8 with each byte it refuses
     read as Windows-1252/Latin-1 (so a file mixing UTF-8 and Latin-1 lines keeps both), which never fails."""
-    candidates = [declared] if declared else []
-    codec16 = utf16_codec(data)
-    if codec16:
-        candidates.insert(0, codec16)
-    candidates.append("utf-8-sig")
-    for charset in candidates:
+    for charset in filter(None, (utf16_codec(data), declared, "utf-8-sig")):
         try:
             return data.decode(charset)
         except (LookupError, UnicodeDecodeError):  # unknown charset name, or bytes that do not fit it

@@ -1,10 +1,7 @@
-"""A disk cache of parsed documents, so a warm ingest does not parse the handbook again.
+"""A disk cache of parsed documents, keyed by the file's bytes, its name, the tables mode and the parsers' source.
 
-The key is the sha256 of the file's bytes, its corpus-relative name, the tables mode and the source
-code of the parsers themselves (not of the notebooks' comparison and view modules beside them): change a
-file or a parser and the entry is simply not found.
-Failures are never cached (a fixed file is parsed again). What it leaves out: eviction (entries are
-small; delete `parsed.sqlite` under the cache folder to reset).
+Change a file or a parser and the entry is simply not found; failures are never cached.
+What it leaves out: eviction (delete `parsed.sqlite` under the cache folder to reset).
 """
 
 from __future__ import annotations

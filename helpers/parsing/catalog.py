@@ -1,14 +1,10 @@
 """Course catalogs: one document per course entry, its code and name known to every chunk of it.
 
-A university catalog lists its courses as entries: "ADSP 31006. Time Series Analysis and Forecasting. 100 Units."
-opens one, then come the description, the terms offered and the prerequisites, running on from page to page.
-Cut by characters, the last lines of an entry (its prerequisites) land in a chunk that opens with the next
-course, and nothing in that chunk says which course they belong to. `split_entries` cuts a file's pages at
-the entry lines: each entry, with its continuation on the next page, becomes one text, and its heading
-("ADSP 31006. Time Series Analysis and Forecasting") goes with every chunk of it into the embedder and BM25.
-Text before the first entry stays with its page.
-What it leaves out: catalogs written another way (a code without the "N Units." trailer, a table of courses),
-read page by page as before, and the end of a catalog: text after the last entry stays with it.
+Cut by characters, an entry's last lines (its prerequisites) land in a chunk that opens with the next course.
+`split_entries` cuts the pages at the entry lines ("ADSP 31006. Time Series Analysis and Forecasting. 100
+Units."), so each entry's heading goes with every chunk of it into the embedder and BM25.
+What it leaves out: catalogs written another way (read page by page), and the catalog's end (text after the
+last entry stays with it).
 """
 
 from __future__ import annotations
@@ -37,13 +33,7 @@ class Entry:
 def split_entries(pages: Sequence[tuple[int, str]]) -> list[Entry]:
     """The entries of a catalog's (page number, text) pages; [] when it has fewer than MIN_ENTRIES entry lines.
 
-    >>> pages = [(1, "Courses\\nAB 101. One. 3 Credits. Basics."), (2, "More basics.\\nAB 102. Two. 3 Credits. Next.\\n"
-    ...          "AB 103. Three. 3 Credits. Last.")]
-    >>> [(e.page, e.heading, e.text) for e in split_entries(pages)]  # doctest: +NORMALIZE_WHITESPACE
-    [(1, '', 'Courses'), (1, 'AB 101. One', 'AB 101. One. 3 Credits. Basics.\\nMore basics.'),
-     (2, 'AB 102. Two', 'AB 102. Two. 3 Credits. Next.'), (2, 'AB 103. Three', 'AB 103. Three. 3 Credits. Last.')]
-    >>> split_entries([(1, "AB 101. One. 3 Credits. A page that names one course.")])
-    []
+    Text before the first entry line is an entry without a heading; an entry runs on across pages.
     """
     found = [(number, text, list(ENTRY_LINE.finditer(text))) for number, text in pages]
     if sum(len(matches) for _, _, matches in found) < MIN_ENTRIES:

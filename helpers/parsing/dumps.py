@@ -1,13 +1,8 @@
 """Text files that hold many scraped pages: one page each, the site's menus taken out.
 
-A scraper often saves a whole site as one .txt, each page opened by a marker line with its address
-("SOURCE: https://…", alone between two rules of "=" or as "=== SOURCE: https://… ==="). Read as one
-document, every chunk carries the file's first line as its title (often a rule of "="), and the menus,
-footers and address blocks every page repeats come back in chunk after chunk, and in the reader's context.
-`split_pages` cuts the text at the markers; `drop_template_lines` removes the lines (nearly) every page
-of the file repeats, as a browser's reader view would drop the site's menus.
-What it leaves out: dumps without address markers (read as one document) and menus that change a word
-from page to page (they stay).
+`split_pages` cuts the text at address markers ("SOURCE: https://…"); `drop_template_lines` removes the lines
+(nearly) every page repeats, as a browser's reader view drops a site's menus.
+What it leaves out: dumps without address markers (read whole) and menus that change from page to page.
 """
 
 from __future__ import annotations
@@ -73,15 +68,7 @@ def template_lines(
 
 
 def drop_template_lines(pages: Sequence[Page], share: float = TEMPLATE_SHARE) -> list[Page]:
-    """Each page without the lines nearly every page repeats (menus, footers, the address block).
-
-    The first line of a page, its title, is always kept.
-
-    >>> menu = "Home\\nApply\\nContact"
-    >>> pages = [Page(f"u{n}", f"Page {n}\\n{menu}\\nText {n}") for n in range(10)]
-    >>> drop_template_lines(pages)[3].text
-    'Page 3\\nText 3'
-    """
+    """Each page without the lines nearly every page repeats (menus, footers); its first line, the title, stays."""
     template = template_lines(pages, share)
     kept = []
     for page in pages:

@@ -1,9 +1,6 @@
-"""E-mails (RFC 822 `.eml`) to text: a short header block, then the plain-text body.
+"""E-mails (RFC 822 `.eml`) to text: a short header block, then the plain-text body (the HTML part converted).
 
-What it does: reads the message with the standard library (`policy.default`), takes the text/plain
-part (or the HTML part through `html_to_text`), decodes it even when the charset is wrong or unknown,
-drops "On ... wrote:" lines but keeps quoted replies, and puts sender, recipients, ISO date, subject,
-thread (subject without Re:/Fwd:) and Message-ID into the metadata.
+Sender, recipients, ISO date, subject, thread (subject without Re:/Fwd:) and Message-ID go into the metadata.
 What it leaves out: attachments (never read), signatures, and threading by References headers.
 """
 

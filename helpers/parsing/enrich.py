@@ -1,14 +1,10 @@
 """E-mail metadata written by the LLM: a summary, topics, action items, urgency and the people mentioned.
 
-What it does: asks the configured LLM for one JSON object per e-mail and validates it against the pydantic
-schema `EmailMetadata`. With llama.cpp the schema becomes a grammar, so the model cannot write anything else;
-an OpenAI-compatible endpoint gets JSON mode and the reply is validated here. A reply that does not validate
-gets one retry (the model is shown the error), then a clear error result — never an exception. Results are
-kept in the kit's LLM cache (`helpers.llm.cache`, namespace "enrichments") keyed by sha256(model name + prompt +
-e-mail text), so a re-run asks the model nothing. `add_metadata` stores the fields in the Document's metadata as
-plain strings (lists joined with "; "), so the Qdrant payload stays flat; the embedder sees them, the answering
-LLM does not.
-What it leaves out: attachments, whole threads (each e-mail is read alone), and grading the extraction itself.
+One JSON object per e-mail, validated against `EmailMetadata` (a grammar with llama.cpp, JSON mode on an
+OpenAI-compatible endpoint); an invalid reply gets one retry, then an error result, never an exception.
+Results are cached (namespace "enrichments"); `add_metadata` stores the fields as flat strings that the
+embedder sees and the answering LLM does not.
+What it leaves out: attachments, whole threads, and grading the extraction itself.
 """
 
 from __future__ import annotations
@@ -80,11 +76,6 @@ class Enrichment:
         return self.metadata is not None
 
 
-def validate_reply(text: str) -> tuple[EmailMetadata | None, str]:
-    """The reply as `EmailMetadata`, or None and a one-line reason (bad JSON, a missing key, a wrong value)."""
-    return validate_json(text, EmailMetadata)
-
-
 def validate_json(text: str, schema: type[Model]) -> tuple[Model | None, str]:
     """The reply as an instance of the pydantic `schema`, or None and a one-line reason (also used by the judge)."""
     try:
@@ -101,18 +92,13 @@ def validate_json(text: str, schema: type[Model]) -> tuple[Model | None, str]:
         return None, f"{where}: {problems[0]['msg']}{more}"
 
 
-def metadata_messages(text: str) -> list[dict[str, str]]:
-    """The chat messages that ask for one e-mail's metadata."""
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text[:MAX_EMAIL_CHARS]}]
-
-
 def ask_for_metadata(llm: JSONChat, text: str, max_tokens: int = MAX_TOKENS) -> Enrichment:
     """Ask once, and once more with the error when the reply does not validate; then give up with a reason."""
     start = time.perf_counter()
-    messages = metadata_messages(text)
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text[:MAX_EMAIL_CHARS]}]
     for _ in range(2):
         reply = llm.chat_json(messages, SCHEMA, max_tokens).text
-        metadata, error = validate_reply(reply)
+        metadata, error = validate_json(reply, EmailMetadata)
         if metadata is not None:
             return Enrichment(metadata, seconds=time.perf_counter() - start)
         # Show the model its reply and what is wrong with it, then ask again.

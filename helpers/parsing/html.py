@@ -1,11 +1,8 @@
 """HTML to clean text: keep the page's content, drop its boilerplate (menus, banners, ads, scripts).
 
-What it does: picks the content root (`<main>`, else a single `<article>`, else `<body>`), removes
-non-content tags and elements whose id/class/role/aria-label name a cookie banner, ad, share widget,
-newsletter popup, breadcrumb or skip link, then writes headings as "## Heading" lines, lists as
-"- item" lines, definition lists as "term: definition", and tables through table-to-text.
-What it leaves out: CSS (hidden elements are kept: collapsed FAQ answers are content too), and
-JavaScript (text a script would insert is not there).
+The content root is `<main>`, else a single `<article>`, else `<body>`; headings become "## Heading" lines,
+lists "- item" lines, definition lists "term: definition", tables table-to-text.
+What it leaves out: CSS (hidden elements are kept: collapsed FAQ answers are content too) and JavaScript.
 """
 
 from __future__ import annotations
@@ -160,11 +157,8 @@ def _span(cell: Tag, attribute: str) -> int:
 
 
 def _corner_header(grid: list[tuple[list[str], bool]]) -> list[list[str]]:
-    """Leading rows written with <td> that are a header all the same: an empty top-left corner above row labels.
-
-    A calendar often starts "| | Session I | Session II |" then "| | 4 weeks | 6 weeks |" and only then rows
-    labelled in their first cell; those leading rows are taken (out of `grid`) as the column names.
-    """
+    """Leading <td> rows with an empty first cell above rows labelled in their first cell, taken out of `grid`
+    as the column names ("| | Session I | Session II |" over "| Start | June 1 | July 6 |")."""
     corner = 0
     while corner < len(grid) and not grid[corner][0][0] and any(grid[corner][0][1:]):
         corner += 1
@@ -177,12 +171,8 @@ def _corner_header(grid: list[tuple[list[str], bool]]) -> list[list[str]]:
 
 
 def _label_row_header(grid: list[tuple[list[str], bool]]) -> list[list[str]]:
-    """A first row written with <td> that is a header all the same: short labels over rows of dates and figures.
-
-    A fee table often starts "| Course Drop Date | Refund % |" in plain cells, then "| January 5 | 50% |".
-    The first row is taken (out of `grid`) as the column names when every cell of it is a short label, few of
-    them with a digit ("GEP 1"), and the rows below hold clearly more digits; otherwise the table keeps no header.
-    """
+    """A first <td> row of short labels ("| Course Drop Date | Refund % |") over rows holding clearly more digits
+    ("| January 5 | 50% |"), taken out of `grid` as the column names."""
     if len(grid) < 3:
         return []
     first, body = grid[0][0], [row for row, _ in grid[1:]]
@@ -290,8 +280,9 @@ def _meta_content(soup: BeautifulSoup, **attrs: str) -> str:
 
 
 MAX_DEPTH = 400  # deeper markup is read flat: the tree walk recurses once per level
+# Tags that hold no others, and tags whose end is optional.
 VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-                       "wbr", "p", "li", "td", "th", "tr", "option"})  # fmt: skip  (also tags whose end is optional)
+                       "wbr", "p", "li", "td", "th", "tr", "option"})  # fmt: skip
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*?(/?)>")
 
 

@@ -1,8 +1,6 @@
 """Markdown files: YAML front matter into metadata, the body kept as Markdown (headings and all).
 
-What it does: splits off a leading `---` ... `---` block, reads it with `yaml.safe_load`, and keeps
-url, title and date (as an ISO string) plus any other simple field; broken YAML does not stop the
-body from being indexed, the reason is recorded as `front_matter_error`.
+Broken YAML does not stop the body from being indexed; the reason is recorded as `front_matter_error`.
 What it leaves out: rendering Markdown (links, emphasis and code stay as written).
 """
 

@@ -1,15 +1,9 @@
 """OCR for image-only PDF pages: PyMuPDF's built-in Tesseract, with Debian's language data.
 
-What it does: `is_image_only(page)` spots a scanned page (no text layer, at least one image);
-`ocr_blocks(page)` renders it at 300 dpi and reads it with Tesseract through `page.get_textpage_ocr()`,
-returning its text blocks top to bottom. PyMuPDF carries the Tesseract engine itself; what it needs from
-the system is the trained language data (`eng.traineddata`), which Debian's `tesseract-ocr` package
-installs under /usr/share/tesseract-ocr/<version>/tessdata. `tessdata_dir()` finds that folder (or the one
-TESSDATA_PREFIX names); when there is none, `ocr_available()` is False and the PDF parser skips scanned
-pages with a warning that names the file, the page and the install command.
-`character_accuracy(ocr, source)` scores OCR text against the text the page was made from.
-What it leaves out: layout analysis beyond Tesseract's own blocks, languages other than English, and
-mixed pages (text layer plus a scanned picture of more text): only pages with no text at all are read.
+`ocr_blocks(page)` reads a scanned page at 300 dpi; without `eng.traineddata` (`tessdata_dir()`),
+`ocr_available()` is False and scanned pages are skipped with a warning naming the install command.
+What it leaves out: layout beyond Tesseract's blocks, languages other than English, and pages with a text
+layer beside a scanned picture of more text.
 """
 
 from __future__ import annotations

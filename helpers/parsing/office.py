@@ -1,20 +1,10 @@
 """Word, PowerPoint and Excel files (and their macro-enabled twins) to text, with what a citation needs.
 
-What it does: `read_docx` gives one text per section of a Word document (each heading starts one; text before
-the first heading is a section with no heading): its heading trail ("Safety > Laser cutter", cited as
-`heading`) as a "#" line at the heading's level (Title and Heading 1 as "#", Heading 2 as "##" …), so a
-header-aware chunker gives its chunks that trail as their `section_path`, then its paragraphs in order; list
-paragraphs become "- item" lines and tables go through table-to-text in the section they appear in, captioned with
-the heading above them. `read_pptx` gives one text per slide that has text: its
-number (cited as the page, as a PDF page is), its title (a "#" line, so the section path names it, and
-`slide_title`), its text boxes and tables from top to bottom, then its speaker notes. `read_xlsx` gives one
-text per sheet that has cells: its name (a "#" line, and `sheet`) and its rows through the CSV path (the first
-row is the header, each row a sentence). A .docm, .pptm or .xlsm is read for its content like the plain file;
-its macros are never read or run. A package that cannot be opened (cut short, damaged) or that holds no text
-(only images) is a ParseError that says so.
-What it leaves out: headers, footers, footnotes, comments, text boxes and content controls (a cover page, a
-table of contents) in Word; charts, SmartArt and images (no OCR); formulas without a saved value, and number
-formats (a cell gives its plain value).
+`read_docx`: one text per section, opened by a "#" line naming its heading trail ("Safety > Laser cutter",
+cited as `heading`). `read_pptx`: one text per slide with text (its number cited as the page), notes last.
+`read_xlsx`: one text per sheet with cells, rows through the CSV path. Macros are never read or run.
+What it leaves out: Word headers, footers, footnotes, comments, text boxes and content controls; charts,
+SmartArt and images (no OCR); formulas without a saved value, and number formats.
 """
 
 from __future__ import annotations
@@ -62,16 +52,8 @@ PLAIN_TYPES = {
     },
 }
 # What zipfile raises on a package cut short or damaged (RuntimeError: a member that needs a ZIP password).
-ZIP_ERRORS = (
-    zipfile.BadZipFile,
-    zlib.error,
-    EOFError,
-    OSError,
-    KeyError,
-    ValueError,
-    NotImplementedError,
-    RuntimeError,
-)
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, KeyError, ValueError, NotImplementedError,
+              RuntimeError)  # fmt: skip
 GENERIC_TITLES = {"powerpoint presentation", "presentation", "document", "untitled"}  # templates' default titles
 HEADING_STYLE = re.compile(r"^heading ([1-9])$", re.IGNORECASE)
 DEFAULT_SHEET = re.compile(r"^sheet ?\d*$", re.IGNORECASE)
@@ -189,10 +171,8 @@ def word_table(table: WordTable, caption: str, tables: str) -> str:
 def docx_sections(blocks: list[tuple[int, str]]) -> list[tuple[str, str]]:
     """(heading trail, text) per section from (heading level or 0, text) blocks; each heading starts a section.
 
-    A section's text opens with one "#" line at its heading's level that names the whole trail ("## Safety >
-    Laser cutter"), so a header-aware chunker gives its chunks that trail as their section path. Text before the
-    first heading is a section with no heading; a heading with no text under it adds no section of its own (the
-    trails below it name it), unless the document has nothing but headings.
+    A section opens with one "#" line naming the whole trail ("## Safety > Laser cutter"), the chunker's section
+    path; a heading with no text under it adds no section, unless the document has nothing but headings.
     """
     sections: list[tuple[str, list[str]]] = [("", [])]
     trail: list[tuple[int, str]] = []  # (level, heading) of the headings above, as the chunker's section paths
@@ -209,8 +189,7 @@ def docx_sections(blocks: list[tuple[int, str]]) -> list[tuple[str, str]]:
 
 
 def read_docx(path: Path, *, tables: str) -> tuple[str, list[tuple[str, str]]]:
-    """A Word document's title and (heading trail, text) for each section: headings as "#" lines, tables as
-    sentences in the section they appear in."""
+    """A Word document's title and (heading trail, text) per section, tables in the section they appear in."""
     package = open_package(path, "docx")
     document = load("docx", lambda: docx.Document(package.source))
     blocks: list[tuple[int, str]] = []  # (heading level or 0, text) in document order
@@ -262,13 +241,6 @@ def shape_texts(shapes: Any, caption: str, tables: str, skip: int | None) -> Ite
                 yield table_to_text(caption, grid[0], grid[1:], tables=tables)
 
 
-def slide_notes(slide: Any) -> str:
-    """The speaker notes of a slide, or ""."""
-    if not slide.has_notes_slide or slide.notes_slide.notes_text_frame is None:
-        return ""
-    return slide.notes_slide.notes_text_frame.text.replace("\v", "\n").strip()
-
-
 def read_pptx(path: Path, *, tables: str) -> tuple[str, list[tuple[int, str, str]]]:
     """The deck's title and (slide number, slide title, text) for each slide with text, notes last."""
     package = open_package(path, "pptx")
@@ -280,9 +252,9 @@ def read_pptx(path: Path, *, tables: str) -> tuple[str, list[tuple[int, str, str
         caption = title or f"Slide {number}"
         skip = title_shape.shape_id if title_shape is not None else None
         parts = [text for text in shape_texts(slide.shapes, caption, tables, skip) if text]
-        notes = slide_notes(slide)
-        if notes:
-            parts.append(f"Speaker notes: {notes}")
+        notes = slide.notes_slide.notes_text_frame if slide.has_notes_slide else None
+        if notes is not None and (text := notes.text.replace("\v", "\n").strip()):
+            parts.append(f"Speaker notes: {text}")
         if not any(character.isalnum() for character in title + "".join(parts)):
             continue  # a slide with only pictures, or nothing: no page to cite
         slides.append((number, title, "\n\n".join([f"# {caption}", *parts])))

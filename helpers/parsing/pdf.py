@@ -1,13 +1,9 @@
 """PDF pages to text in reading order, without running headers and footers, tables as sentences.
 
-What it does, per page (PyMuPDF): takes the text blocks, drops running headers/footers (blocks in the
-top or bottom 6% of the page, "Page N" lines, and lines repeated in the margins of most pages),
-replaces each ruled table found by `page.find_tables()` with one sentence per row, then orders the
-blocks: full-width blocks top to bottom, and each run of two-column blocks as the whole left column
-followed by the whole right column.
-A page with no text layer but an image (a scan) is read by OCR (ocr.py), or named and skipped where
-Tesseract's data is missing. What it leaves out: three or more columns, tables drawn without ruling
-lines, and images, figures and footnote linking.
+Per page (PyMuPDF): drop running headers/footers (the top and bottom margins, "Page N", lines repeated on most
+pages), write each ruled table as one sentence per row, then read full-width blocks top to bottom and each run
+of two-column blocks left column first. A scanned page is read by OCR (ocr.py) where Tesseract's data is there.
+What it leaves out: three or more columns, tables drawn without ruling lines, images and footnote linking.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """What a file really is, from its first bytes: the suffix is a hint, the content decides.
 
-What it does: `sniff(path)` reads the first `HEAD_BYTES` and names the kind — `pdf` and `zip` by their magic
-bytes, `image` and other `binary` files by magic bytes or by a share of control characters, `html` by its
-opening tags, `email` by an RFC 822 header block (From: plus Subject/Date/To/…), else `text` (UTF-8, UTF-16
-with or without BOM, Windows-1252/Latin-1). A ZIP is an Office file when its members say so (`docx`:
-word/document.xml, `pptx`: ppt/presentation.xml, `xlsx`: xl/workbook.xml), read from the ZIP's directory, or
-from the member names in its first bytes when the directory is gone (a file cut short). An OLE compound file
-holding an `EncryptedPackage` stream is a password-protected Office file (`encrypted`): Office encrypts a .docx,
-.pptx or .xlsx into that container, not into a ZIP. `Sniffed.parser_kind(suffix)` picks the parser: content
-first, the suffix only to choose among the text formats (Markdown, CSV, plain text) and to name the format of a
-damaged ZIP. `Sniffed.note(suffix)` says so when the two disagree.
+`sniff(path)` names the kind: pdf, zip (docx, pptx, xlsx by their members), image, binary, html, email, text,
+or `encrypted` (an OLE file holding a password-protected Office package). `Sniffed.parser_kind(suffix)` picks
+the parser, the suffix deciding only among text formats; `Sniffed.note(suffix)` says when the two disagree.
 What it leaves out: decrypting (a password is never asked for) and images (no OCR).
 """
 

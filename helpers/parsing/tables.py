@@ -1,9 +1,7 @@
 """Tables as text: every row becomes one self-contained sentence (table-to-text), or plain cell lines.
 
-A chunker cuts a table anywhere, and a chunk holding "4 | A | Tue/Thu" answers nothing. Written as
-"Class schedule: Course ADS 510, Units 4, Section A, Days Tue/Thu." each row keeps its caption and
-column names, so any chunk of it can be retrieved and quoted on its own.
-`rows_to_text` is the one path for any grid of cells: CSV files and spreadsheet sheets alike.
+"Class schedule: Course ADS 510, Units 4, Section A, Days Tue/Thu." keeps the caption and column names with
+each row, so any chunk of a table can be retrieved and quoted on its own.
 Left out: merged header hierarchies (multi-row headers are joined per column), and number formatting.
 """
 
@@ -80,12 +78,8 @@ def table_to_text(
 
 
 def _filled_down(rows: Sequence[list[str]]) -> list[list[str]]:
-    """The rows, a row with an empty first cell given the label of the row above where that column is mostly filled.
-
-    Calendars write one date over several events by leaving the date cell of the later rows empty
-    ("| January 6 | Last day to add |" then "| | Last day to drop |"); read row by row, the second event would
-    have no date. A table whose first column is mostly empty is left as it is (an empty cell there means none).
-    """
+    """The rows, an empty first cell given the label above ("| January 6 | Add |" then "| | Drop |": one date
+    over two events), unless the first column is mostly empty (then an empty cell means none)."""
     rows = [list(row) for row in rows]
     if sum(bool(row and (row[0] or "").strip()) for row in rows) * 2 < len(rows):
         return rows

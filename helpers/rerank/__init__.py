@@ -2,13 +2,8 @@
 
     >>> reranker = make_reranker("finetuned", settings)      # or pipeline.make_reranker("finetuned")
     >>> hits = reranker.rerank("When is the ADS 530 exam?", retriever.retrieve(question, 20), top_n=5)
-    >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93, "rerank": 4.1}
 
-One file per variant, as in minbpe: `base.py` (the `Reranker` protocol and the `Reranked` retriever),
-`cross_encoder.py` (any sentence-transformers cross-encoder, local folder or cached hub name),
-`llm.py` (the local generator's p(Yes), pointwise), `maxsim.py` (late interaction over MiniLM token
-vectors, no training), `finetune.py` + `synthetic.py` (the kit's own MiniLM
-cross-encoder, trained by `python -m helpers train-reranker`), `helpers.lab.rerank` measures them (notebook 06).
+One file per variant; `helpers.lab.rerank` measures them (notebook 06).
 What it leaves out: query rewriting (helpers.query) and answer generation.
 """
 
@@ -30,10 +25,8 @@ NAMES = ("none", "finetuned", "llm", "cross-encoder", "maxsim")  # = helpers.con
 
 
 def make_reranker(name: str | None, settings: Settings, llm: Callable[[], Any] | None = None) -> Reranker | None:
-    """A reranker by name (None for "none"); unset, the name comes from `settings.rerank.reranker`.
-
-    `llm` returns the local model (called on the first cache miss only); only the "llm" reranker needs it.
-    """
+    """A reranker by name (None for "none", unset: `settings.rerank.reranker`); "llm" needs `llm`, which returns
+    the local model (called on the first cache miss only)."""
     name = name or settings.rerank.reranker
     if name == "none":
         return None

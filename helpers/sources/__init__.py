@@ -1,9 +1,7 @@
 """Several sources and a planner (the TUM chatbot's): the program documents, the student's own documents, a profile.
 
-planner.py decides which sources a question needs (keyword rules or the LLM, one interface); students.py keeps
-each student's documents in their own collection behind a `student_id` filter; context.py compiles the labelled
-context; aggregate.py answers list questions from payload values over a whole collection.
-Labelled routing questions: course_data/gold/routing.jsonl (`load_routing`, from `helpers.corpus`).
+planner.py picks the sources a question needs, students.py keeps each student's documents behind a `student_id`
+filter, context.py compiles the labelled context, aggregate.py answers list questions from payload values.
 What it leaves out: the single-collection pipeline (`helpers.pipeline`) and metrics (`helpers.metrics`).
 """
 

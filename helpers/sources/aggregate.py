@@ -1,11 +1,8 @@
 """Aggregation questions ("which courses meet on Tuesdays?") answered from payload values, not from top-k.
 
-Top-k retrieval hands the LLM k chunks; a question whose answer is *every* row that matches a condition
-needs all rows, and k chunks rarely hold them all. Here each row of the class schedule becomes one point
-with structured payload (course, title, days as a list, term, modality, instructor …) in its own collection;
-`distinct_values` asks Qdrant for every distinct value of one field over the points a payload filter matches
-(its facet API, else a scroll of those points) — complete by construction. `topk_recall` measures the
-alternative: the share of the expected values that appear anywhere in the top-k chunks a retriever returns.
+An answer that is *every* matching row needs all rows, and k chunks rarely hold them all. Each row of the class
+schedule becomes one point with structured payload; `distinct_values` asks Qdrant for every value of a field
+over the points a filter matches (complete by construction). `topk_recall` measures the top-k alternative.
 What it leaves out: turning a free-form question into the filter (the planner only says *that* it is a list).
 """
 

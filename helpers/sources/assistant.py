@@ -1,15 +1,9 @@
 """One question, several sources (the TUM chatbot's way): plan → scope → gather the sections the plan names → answer.
 
-`SourcesAssistant.answer(question, student_id, planner)`:
-  1. the planner's actions; ask_followup alone → a short question back, no search, no LLM call;
-  2. the scope (helpers.sources.scope): term, days, modality, instructor, track … from the question and profile;
-  3. list_values with a schedule field and at least one condition → every matching value from the payload
-     (a scroll with the scope as filter; "how many" counts the matching rows) — no LLM call;
-  4. otherwise the student's own chunks (filtered by student_id) when the plan says search_student_docs, the
-     course index's top-k for search_kb (the profile's values added to the search text), the profile when it
-     says use_profile, compiled in labelled sections and answered by the LLM in short mode.
-`use_scope=False` turns step 2 off (no payload answers, no profile hints): the ablation of the filters.
-`score_answers(rows)` gives F1 on answerable questions and the share of vague ones asked back.
+`SourcesAssistant.answer(question, student_id, planner)` asks back when the plan is ask_followup alone, answers
+a list question with a schedule condition from the payload (no LLM call), and otherwise compiles the student's
+chunks, the course index's top-k and the profile, as the plan says, for the LLM in short mode.
+`use_scope=False` turns the filters off (the ablation); `score_answers` gives F1 and the asked-back rates.
 What it leaves out: several rounds (the student's reply to the follow-up starts a new question).
 """
 

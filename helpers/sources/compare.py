@@ -1,8 +1,5 @@
 """Planners side by side (notebook 11): routing accuracy per split, and answer F1 with each planner's plans.
 
-`routing_table(planners, records)` scores each planner's plans against the labels on dev, test and all
-questions; `answer_table(assistant, planners, records)` answers every question with each planner (the LLM
-answer cache makes repeated contexts free) and reports F1, asked-back rates and seconds per question.
 What it leaves out: LLM-judged answer quality (notebook 08).
 """
 

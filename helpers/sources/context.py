@@ -1,9 +1,7 @@
 """The context in labelled sections (the TUM chatbot's): STUDENT PROFILE, STUDENT DOCUMENTS, PROGRAM INFORMATION.
 
-`compile_context(plan, profile, student_hits, program_hits, budget_chars)` includes the profile only when the
-plan says use_profile and the student's documents only when it says search_student_docs — a question about
-fees never sees a transcript. Every chunk gets an equal share of the character budget and is cut to it, so
-one long chunk cannot crowd out the others.
+Only the sections the plan asks for are included (a question about fees never sees a transcript), and every
+chunk gets an equal share of the character budget, so one long chunk cannot crowd out the others.
 What it leaves out: token counting (a character budget) and the prompt around the context (`helpers.generation`).
 """
 

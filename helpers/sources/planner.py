@@ -1,17 +1,8 @@
 """Which sources a question needs (the TUM chatbot's planner): keyword rules, or the LLM with a validated schema.
 
-A plan is a set of actions:
-  search_kb            the program's documents (rules, dates, fees, courses) hold the answer
-  search_student_docs  the student's own transcript, CV or statement of purpose is needed
-  use_profile          the structured profile is needed (track, degree level, international, entry term)
-  list_values          an enumeration over a whole collection ("list all …", "which courses meet on …")
-  ask_followup         too vague to answer: ask one short question back (used alone)
-Both planners have one method, `plan(question) -> Plan`. `KeywordPlanner` is a dozen regular expressions;
-`LLMPlanner` asks the model to pick one of eight routes, each a fixed set of actions ({"route": "program+my_profile"}
-— a grammar for llama.cpp, validated with pydantic after, cached on disk) and falls back to the keyword plan when
-the reply does not validate (counted in `fallbacks`). Routes, because with the 0.5B model one of eight routes
-(eight examples in the system prompt) routed the dev questions best: a free list of actions made it tick every
-action, and examples as chat turns or six yes/no fields did worse (docs/decisions.md).
+A plan is a set of `ACTIONS`. `KeywordPlanner` is a dozen regular expressions; `LLMPlanner` asks the model for
+one of eight routes, each a fixed set of actions (why routes: docs/decisions.md), and falls back to the keyword
+plan when the reply does not validate (`fallbacks`).
 What it leaves out: plans with an order or with arguments (which filters to use is decided by the caller).
 """
 
@@ -89,10 +80,7 @@ ROUTES: dict[str, tuple[str, ...]] = {
     "program+my_profile+my_documents": ("search_kb", "search_student_docs", "use_profile"),
     "too_vague": ("ask_followup",),
 }
-Route = Literal[
-    "program", "list", "my_documents", "my_profile", "program+my_profile", "program+my_documents",
-    "program+my_profile+my_documents", "too_vague",
-]  # fmt: skip
+Route = Literal[tuple(ROUTES)]  # the routes' names, in ROUTES's order (the JSON schema's enum)
 
 SYSTEM_PROMPT = """Classify a student's question by the sources needed to answer it.
 program = facts about the program (fees, dates, rules, courses, people), nothing about the asker.

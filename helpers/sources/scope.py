@@ -1,16 +1,9 @@
 """Metadata filters derived from the question and the student's profile (the TUM chatbot scopes every search this way).
 
-`derive_scope(question, profile, rows)` reads the conditions a question states or implies:
-  term        "Autumn 2026" / "fall 2026" / "next winter" in the question, or the profile's entry term when the
-              question says "my first term", "my entry term", "when I start"
-  days        "Tuesdays" → "Tue"        modality  "online", "hybrid", "in person"
-  instructor  a schedule instructor whose surname the question names      course  "ADS 531"
-  track       the track the question names ("ADSc", "machine learning engineering"), or the profile's for "my track"
-  degree_level  the profile's, when the question says "my degree" / "my program"
-`where` keeps the conditions the class-schedule payload can filter on (term, days, modality, instructor, course);
-`list_field(question)` says which payload field a list question asks for ("which instructors" → instructor).
-The course index's chunks carry a term or track payload only where they name one (`helpers.chunking.facets`), and
-most do not, so for them `query_hint` adds the profile's values to the search text instead of filtering.
+`derive_scope(question, profile, rows)` reads the term, days, modality, instructor, course, track and degree
+level a question states, or implies through the profile ("my track", "my first term"); `where` keeps those the
+class-schedule payload can filter on, `list_field` names the field a list question asks for, and `query_hint`
+adds the profile's values to the search text (few course chunks carry such payload).
 What it leaves out: ranges ("after 5 pm"), negation ("not online"), relative dates beyond "next <season>".
 """
 

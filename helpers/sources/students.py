@@ -1,12 +1,8 @@
 """The student's own documents and profile, in their own collection, filtered by student id (isolation).
 
-What it does: `load_profiles()` reads each `course_data/students/<id>/profile.json`; `StudentDocs` parses
-every student's documents (transcript, CV, statement of purpose), chunks and embeds them like the course
-corpus, and stores them in a separate collection with a `student_id` payload on every point. `search` always
-filters on that payload, so a query for one student can only ever return that student's chunks — the
-isolation a multi-user assistant needs (the TUM chatbot scopes its user table by user_id the same way).
-`ProfileStore` keeps the structured profiles in Qdrant too, as payload-only points (no vector: a profile is
-looked up by student id, never searched), so all three sources live in the same store.
+`StudentDocs` parses, chunks and embeds every student's documents into one collection with a `student_id`
+payload, and `search` always filters on it, so a query for one student only ever returns that student's
+chunks. `ProfileStore` keeps the profiles as payload-only points, looked up by student id.
 What it leaves out: uploads at run time and access control beyond the filter.
 """
 

@@ -4,13 +4,9 @@
     >>> store.upsert_nodes(nodes)                       # idempotent: ids come from content
     >>> store.search(vector, k=5, filters={"doc_type": "email", "sender": "whitcombe"})
 
-Embedded local mode (a folder under the kit's data directory) by default, qdrant-edge (Qdrant's Rust engine
-in-process, `store_backend = "edge"`, `edge.py`) for large collections; a Qdrant server or cluster when
-`QDRANT_URL` is set, through the very same code. `client.py` connects, `shared.py` lets several
-kernels share one embedded folder, `collection.py` holds `KitStore` (its hits are `helpers.types.Hit`),
-`payload_filters.py` turns a dict into Qdrant payload filters, `keywords.py` keeps each chunk's BM25 sparse vector
-beside its dense one (`KitStore(..., keywords=...)`, so Qdrant can rank by keywords). What it leaves out: the
-queries and fusion (`helpers.retrieval`), and what notebook 04 measures (`helpers.lab.store`).
+An embedded folder by default (`shared.py`; qdrant-edge with `store_backend = "edge"`, `edge.py`), a server when
+`QDRANT_URL` is set. `payload_filters.py` turns a dict into filters, `keywords.py` keeps BM25 sparse vectors.
+What it leaves out: the queries and fusion (`helpers.retrieval`), and what notebook 04 measures.
 """
 
 from helpers.store.client import (
@@ -19,7 +15,6 @@ from helpers.store.client import (
     connect,
     drop_collection,
     enable_fast_local_writes,
-    is_embedded,
     is_local,
     open_edge_folder,
     open_folder,
@@ -44,7 +39,6 @@ __all__ = [
     "drop_collection",
     "enable_fast_local_writes",
     "filters_from",
-    "is_embedded",
     "is_local",
     "open_edge_folder",
     "open_folder",

@@ -1,14 +1,9 @@
 """Connecting to Qdrant: the embedded folder by default, a server when `QDRANT_URL` is set.
 
-What it does: `connect()` returns a `QdrantClient` for either place with the same API, and turns the two
-common failures (a server that does not answer, a folder another process keeps locked) into a message that
-says what to do. The embedded folder is opened through `shared.SharedLocal`, which locks it only while
-writing, so several kernels can use the same course index at once; with `store_backend = "edge"` it is a
-folder of qdrant-edge shards instead (`edge.EdgeLocal`, Qdrant's Rust engine in-process, leased between
-kernels). `enable_fast_local_writes` is the one tuning local mode needs: it commits one SQLite transaction
-per point, and WAL mode makes each commit cheap (measured in notebook 04). `class_collection` keeps a class on
-one shared server apart: with `QDRANT_URL` and a student's own `KIT_COLLECTION`, every other collection the kit
-makes (a folder's, notebook 11's) is prefixed with that name, so no student reads or drops another's.
+`connect()` returns a `QdrantClient` either way, and turns a server that does not answer or a locked folder
+into a message that says what to do. The folder is opened through `shared.SharedLocal` (locked only while
+writing), or as qdrant-edge shards (`edge.EdgeLocal`) with `store_backend = "edge"`. `class_collection` keeps a
+class on one shared server apart by prefixing every other collection with the student's `KIT_COLLECTION`.
 What it leaves out: collections and points (see `collection.py`).
 """
 
@@ -91,18 +86,9 @@ def is_local(client: QdrantClient) -> bool:
     return isinstance(getattr(client, "_client", None), QdrantLocal)
 
 
-def is_embedded(client: QdrantClient) -> bool:
-    """Whether Qdrant runs in this process: local mode or qdrant-edge (not a server)."""
-    return is_local(client) or type(getattr(client, "_client", None)).__name__ == "EdgeLocal"
-
-
 def bm25_in_store(backend: str, client: QdrantClient) -> bool:
-    """Whether BM25 should rank inside Qdrant for `bm25_backend = backend` (see `RetrievalSettings`): "store"
-    always, "kernel" never, "auto" unless the client is local mode, where the points are in this process already.
-
-        >>> bm25_in_store("auto", QdrantClient(":memory:"))
-        False
-    """
+    """Whether BM25 ranks inside Qdrant: "store" always, "kernel" never, "auto" unless the client is local mode
+    (where the points are in this process already)."""
     return backend == "store" or (backend == "auto" and not is_local(client))
 
 

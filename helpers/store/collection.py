@@ -1,18 +1,9 @@
 """`KitStore`: one Qdrant collection of embedded chunks, written idempotently, searched with filters.
 
-What it does: creates the collection with the embedder's dimension and cosine distance (or checks that an
-existing one matches), writes nodes through LlamaIndex's `QdrantVectorStore` in batches, and searches it.
-Point ids come from content (`helpers.chunking.node_id`), so `upsert_nodes` skips every id already
-stored: a re-run writes nothing, an interrupted run resumes where it stopped, and chunks of a changed
-document that no longer exist are removed — after the new ones are written, so nothing is ever missing
-(`remove_sources` removes every chunk of files gone from the folder, which `RAGPipeline.ingest` asks for). A
-stored chunk whose filterable payload differs from the new one (a collection written before a field such as
-`term` was filled) is written again, so its filters are never stale.
-Opened with `keywords` (how chunks become BM25 vectors, `keywords.py`), it also keeps a sparse vector per chunk
-beside the dense one, written in the same point by `QdrantVectorStore` (its hybrid mode, with the kit's encoder
-in place of fastembed), so Qdrant can rank by BM25 itself. A collection made without them gets them in place:
-`add_keywords` (which `upsert_nodes` runs first) writes only the sparse vector of points that lack one, so an
-upgrade never adds, duplicates or drops a point, and an interrupted one resumes with the points still lacking.
+Point ids come from content, so `upsert_nodes` writes only chunks not stored yet (or whose filterable payload
+changed), then removes the chunks of the same documents that are gone: a re-run writes nothing and an
+interrupted run resumes. `remove_sources` drops the chunks of deleted files. Opened with `keywords`, each point
+also keeps its BM25 sparse vector (`keywords.py`); `add_keywords` gives existing points theirs in place.
 What it leaves out: the queries that use the sparse vectors and fusion (see `helpers.retrieval`).
 """
 
@@ -116,8 +107,7 @@ class KitStore:
         return str((self.client.get_collection(self.collection).config.metadata or {}).get(key, ""))
 
     def check_vectors(self) -> None:
-        """Raise a clear error when the collection's vectors came from another embedder than the configured one:
-        a query vector of one model against chunk vectors of another ranks nothing meaningfully."""
+        """Raise a clear error when the collection's vectors came from another embedder than the configured one."""
         if self.vectors_from:
             raise StoreError(
                 f"Collection {self.collection!r} holds vectors of the embedder {self.vectors_from!r}, but the "
@@ -173,13 +163,8 @@ class KitStore:
         return found
 
     def distinct_values(self, key: str, where: models.Filter | None = None) -> list[str]:
-        """The distinct values of one payload field (over the points `where` matches), sorted; a list field
-        contributes each element. Asked of Qdrant's facet API (nothing read into this process but the values),
-        else one pass over that field alone.
-
-            >>> store.distinct_values("doc_type")  # doctest: +SKIP
-            ['calendar', 'email', 'handbook', ...]
-        """
+        """The distinct values of one payload field (over the points `where` matches), sorted, each element of a
+        list field apart: from Qdrant's facet API, else one pass over that field alone."""
         try:
             hits = self.client.facet(self.collection, key=key, facet_filter=where, limit=FACET_LIMIT).hits
         except Exception:  # a backend without facets (qdrant-edge), or a server field without a keyword index
@@ -262,9 +247,8 @@ class KitStore:
         return {"written": len(to_write), "unchanged": len(current), "removed_stale": len(stale)}
 
     def remove_sources(self, sources: Sequence[str], batch_size: int = WRITE_BATCH) -> int:
-        """Delete every point of these source files (the chunks of files gone from their folder), a batch of ids at a
-        time; how many were removed. The ids are asked of Qdrant with a filter on `source` (`filter_payloads`), so
-        the BM25 totals stop counting exactly these chunks; the points version changes when any was removed."""
+        """Delete every point of these source files (files gone from their folder), a batch of ids at a time; how
+        many were removed (the BM25 totals stop counting them, the points version changes)."""
         ids = sorted(self.filter_payloads(sources)) if sources else []
         if not ids:
             return 0
@@ -289,9 +273,8 @@ class KitStore:
         return self.bm25.problem(tokenizer)
 
     def add_keywords(self, refresh: bool = False) -> int:
-        """Give every stored chunk without a BM25 vector its vector (every chunk, with `refresh`), in place: only the
-        sparse vector of existing points is written, so no point is added, duplicated or dropped. How many were written.
-        """
+        """Give every stored chunk without a BM25 vector its vector (every chunk, with `refresh`), in place (no point
+        is added, duplicated or dropped); how many were written."""
         written = self.bm25.add(refresh)
         self._open_vector_store()  # the collection keeps them now: later writes carry them too
         return written
@@ -326,10 +309,8 @@ class KitStore:
             filters = filters_from(filters)
         query = VectorStoreQuery(query_embedding=list(map(float, vector)), similarity_top_k=k, filters=filters)
         result = self.vector_store.query(query)
-        hits = []
-        for node, score in zip(result.nodes or [], result.similarities or [], strict=False):
-            hits.append(Hit(node.node_id, node.get_content(), dict(node.metadata), {"dense": float(score)}))
-        return hits
+        scored = zip(result.nodes or [], result.similarities or [], strict=False)
+        return [Hit(node.node_id, node.get_content(), dict(node.metadata), {"dense": float(s)}) for node, s in scored]
 
     def index(self, embed_model: BaseEmbedding) -> VectorStoreIndex:
         """The collection as a LlamaIndex `VectorStoreIndex` (for `.as_retriever()` / `.as_query_engine()`)."""

@@ -1,24 +1,12 @@
 """The embedded store on qdrant-edge (Qdrant's Rust engine in-process), behind the same `QdrantClient` API.
 
-What it does: `EdgeLocal` stands where qdrant-client's local mode stands inside a `QdrantClient` (as
-`SharedLocal` does), so `KitStore`, LlamaIndex's `QdrantVectorStore` and every notebook use it unchanged. Each
-collection is one `EdgeShard` in a subfolder (cosine vectors, payload indexes on the filter fields); ids,
-filters, payloads and results are converted between qdrant-client's models and qdrant-edge's types. Search is
-exact (no HNSW is built) and runs in Rust: close to numpy's `X @ q`, where local mode's Python search falls far
-behind as the collection grows (bench/store_scale.py, docs/decisions.md).
-
-Two kernels on one folder: an open shard locks its write-ahead log, so only one process can have it open. The
-folder is therefore leased: a process takes the folder's lock (`.lock`, as `SharedLocal`) for its first call and
-keeps the shards open while nobody else asks; another process that needs the folder writes `wanted`, and the
-holder's watcher thread closes the shards and lets the lock go between two calls, once it has held the folder
-for `LEASE_MIN_S` (so a burst of calls pays one handoff). The waiting call then reopens the shards (a short pause at the
-course's size). A holder in the middle
-of a call keeps the folder; after `lock_wait_s` the waiter gets `FolderBusy` naming it.
-Sparse vectors (the kit's BM25 vectors, `keywords.py`) are kept beside the unnamed dense one, with Qdrant's IDF
-modifier; `Prefetch` + fusion queries (RRF with its k, DBSF) and batches of queries run in edge's own engine, and
-collection metadata is kept in the collection's `kit_collection.json`.
-What it leaves out: named dense vectors, recommend/discover/formula queries, HNSW (`EdgeShard.optimize()`),
-snapshots.
+`EdgeLocal` stands where local mode stands inside a `QdrantClient` (as `SharedLocal` does): one `EdgeShard`
+per collection in a subfolder, models converted both ways, exact search in Rust. An open shard locks its
+write-ahead log, so the folder is leased: a process keeps it between calls until another writes `wanted`, then
+its watcher lets it go between two calls once it has held it for `LEASE_MIN_S`; after `lock_wait_s` a waiter
+gets `FolderBusy`. Sparse vectors (BM25, `keywords.py`) sit beside the unnamed dense one; prefetch + fusion
+(RRF, DBSF) and query batches run in edge; collection metadata is kept in `kit_collection.json`.
+What it leaves out: named dense vectors, recommend/discover/formula queries, HNSW, snapshots.
 """
 
 from __future__ import annotations
@@ -47,7 +35,7 @@ from helpers.store.shared import (
     StoreError,
     _alive,
     busy_message,
-    process_name,
+    write_holder,
 )
 
 LEASE_POLL_S = 0.02  # how often a holder looks whether another process wants the folder
@@ -55,20 +43,9 @@ LEASE_MIN_S = 0.25  # a holder keeps the folder at least this long: a burst of c
 WANTED_FILE, META_FILE = "wanted", "kit_collection.json"
 NO_VECTOR = "_kit_none"  # a payload-only collection (vectors_config={}) still needs one vector slot in edge
 DEFAULT_RRF_K = 2  # the k of a plain `FusionQuery(RRF)`, as Qdrant's server and local mode use
-DISTANCES = {
-    models.Distance.COSINE: qe.Distance.Cosine,
-    models.Distance.DOT: qe.Distance.Dot,
-    models.Distance.EUCLID: qe.Distance.Euclid,
-    models.Distance.MANHATTAN: qe.Distance.Manhattan,
-}
-SCHEMAS = {
-    "keyword": qe.PayloadSchemaType.Keyword,
-    "text": qe.PayloadSchemaType.Text,
-    "integer": qe.PayloadSchemaType.Integer,
-    "float": qe.PayloadSchemaType.Float,
-    "bool": qe.PayloadSchemaType.Bool,
-    "uuid": qe.PayloadSchemaType.Uuid,
-}
+DISTANCES = {distance: getattr(qe.Distance, distance.name.title()) for distance in models.Distance}  # COSINE: Cosine
+INDEXED = ("keyword", "text", "integer", "float", "bool", "uuid")  # the payload index kinds edge takes
+SCHEMAS = {name: getattr(qe.PayloadSchemaType, name.title()) for name in INDEXED}
 
 
 # -- qdrant-client models -> qdrant-edge types --------------------------------------------------------------------
@@ -82,18 +59,20 @@ def client_id(point_id: Any) -> int | str:
     return point_id if isinstance(point_id, int) else str(point_id)
 
 
+MATCHES = {  # qdrant-client's match model -> how edge's is made from it
+    models.MatchValue: lambda m: qe.MatchValue(value=m.value),
+    models.MatchAny: lambda m: qe.MatchAny(any=list(m.any)),
+    models.MatchExcept: lambda m: qe.MatchExcept(except_=list(m.except_)),
+    models.MatchText: lambda m: qe.MatchText(text=m.text),
+    models.MatchPhrase: lambda m: qe.MatchPhrase(phrase=m.phrase),
+}
+
+
 def edge_match(match: Any) -> Any:
     """A `Match*` model as edge's match."""
-    if isinstance(match, models.MatchValue):
-        return qe.MatchValue(value=match.value)
-    if isinstance(match, models.MatchAny):
-        return qe.MatchAny(any=list(match.any))
-    if isinstance(match, models.MatchExcept):
-        return qe.MatchExcept(except_=list(match.except_))
-    if isinstance(match, models.MatchText):
-        return qe.MatchText(text=match.text)
-    if isinstance(match, models.MatchPhrase):
-        return qe.MatchPhrase(phrase=match.phrase)
+    for model, make in MATCHES.items():
+        if isinstance(match, model):
+            return make(match)
     raise StoreError(f"the edge store cannot filter with {type(match).__name__}")
 
 
@@ -270,10 +249,7 @@ class EdgeLocal:
             if asked and wanted.exists() and wanted.read_text(encoding="utf-8") == self._token:
                 wanted.unlink(missing_ok=True)
         self._handle, self._since = handle, time.monotonic()
-        (self.location / HOLDER_FILE).write_text(
-            json.dumps({"pid": os.getpid(), "name": process_name(), "since": time.strftime("%H:%M:%S")}),
-            encoding="utf-8",
-        )
+        write_holder(self.location)
 
     def _wanted(self) -> bool:
         """Whether another live client (another process, or another client of this one) waits for the folder."""
@@ -351,14 +327,8 @@ class EdgeLocal:
         names = sorted(p.name for p in self.location.iterdir() if (p / META_FILE).exists())
         return models.CollectionsResponse(collections=[models.CollectionDescription(name=n) for n in names])
 
-    def create_collection(
-        self,
-        collection_name: str,
-        vectors_config: Any = None,
-        sparse_vectors_config: Any = None,
-        metadata: Any = None,
-        **kwargs: Any,
-    ) -> bool:
+    def create_collection(self, collection_name: str, vectors_config: Any = None, sparse_vectors_config: Any = None,
+                          metadata: Any = None, **kwargs: Any) -> bool:  # fmt: skip
         sparse = dict(sparse_vectors_config or {})
         with self._locked():
             if self.collection_exists(collection_name):
@@ -439,7 +409,7 @@ class EdgeLocal:
         with self._locked():
             meta = self._meta(collection_name)
             if vector_name not in meta.get("sparse", {}):
-                modifier = qe.Modifier.Idf if config.modifier == models.Modifier.IDF else None
+                modifier = edge_sparse_params(config).modifier
                 operation = qe.UpdateOperation.create_sparse_vector(vector_name, modifier=modifier)
                 self._shard(collection_name).update(operation)
                 meta["sparse"] = {**meta.get("sparse", {}), vector_name: getattr(config.modifier, "value", None)}
@@ -490,8 +460,8 @@ class EdgeLocal:
 
     def delete(self, collection_name: str, points_selector: Any, **kwargs: Any) -> models.UpdateResult:
         if isinstance(points_selector, models.FilterSelector):
-            operation = qe.UpdateOperation.delete_points_by_filter(edge_filter(points_selector.filter))
-        elif isinstance(points_selector, models.Filter):
+            points_selector = points_selector.filter
+        if isinstance(points_selector, models.Filter):
             operation = qe.UpdateOperation.delete_points_by_filter(edge_filter(points_selector))
         else:
             ids = points_selector.points if isinstance(points_selector, models.PointIdsList) else points_selector
@@ -516,16 +486,9 @@ class EdgeLocal:
             n = self._shard(collection_name).count(qe.CountRequest(exact=True, filter=edge_filter(count_filter)))
         return models.CountResult(count=n)
 
-    def scroll(
-        self,
-        collection_name: str,
-        scroll_filter: Any = None,
-        limit: int = 10,
-        offset: Any = None,
-        with_payload: Any = True,
-        with_vectors: Any = False,
-        **kwargs: Any,
-    ) -> tuple[list[models.Record], Any]:
+    def scroll(self, collection_name: str, scroll_filter: Any = None, limit: int = 10, offset: Any = None,
+               with_payload: Any = True, with_vectors: Any = False, **kwargs: Any
+               ) -> tuple[list[models.Record], Any]:  # fmt: skip
         request = qe.ScrollRequest(
             offset=None if offset is None else edge_id(offset),
             limit=limit,
@@ -537,18 +500,9 @@ class EdgeLocal:
             points, next_offset = self._shard(collection_name).scroll(request)
         return [record(p) for p in points], None if next_offset is None else client_id(next_offset)
 
-    def _request(
-        self,
-        query: Any = None,
-        using: str | None = None,
-        prefetch: Any = None,
-        query_filter: Any = None,
-        limit: int = 10,
-        offset: int | None = None,
-        with_payload: Any = True,
-        with_vectors: Any = False,
-        score_threshold: float | None = None,
-    ) -> Any:
+    def _request(self, query: Any = None, using: str | None = None, prefetch: Any = None, query_filter: Any = None,
+                 limit: int = 10, offset: int | None = None, with_payload: Any = True, with_vectors: Any = False,
+                 score_threshold: float | None = None) -> Any:  # fmt: skip
         """One query as edge's `QueryRequest`: a nearest vector (dense or sparse), or a fusion of prefetches."""
         prefetches = prefetch if isinstance(prefetch, list) else [prefetch] * bool(prefetch)
         return qe.QueryRequest(

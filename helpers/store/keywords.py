@@ -1,26 +1,9 @@
 """BM25 inside Qdrant: each chunk's keywords as a sparse vector, so the store itself ranks by BM25.
 
-What it does: a chunk's text becomes a sparse vector with one entry per distinct token (the tokenizer is handed in
-as `Keywords`: the kit's BM25 tokenizers live in `helpers.retrieval.bm25`), at index crc32(token), weighted
-    tf / (tf + k1 * (1 - b + b * length / avgdl))
-— BM25's term-frequency saturation and length normalisation, the document half of the formula. The collection
-declares that vector with `Modifier.IDF`, so Qdrant multiplies each query entry by
-idf = ln(1 + (N - df + 0.5) / (df + 0.5)) from its own live statistics. A query vector holds each query token's
-count; query · document is then the score bm25s gives (the same Lucene idf, the same saturation) whenever avgdl
-is the collection's mean length.
-
-Indices by hashing, not by a vocabulary: every process, kernel and student maps a token to the same index with
-no word list to keep in step. Two tokens share an index only if their crc32 values collide (rare at a course's
-vocabulary; their document frequencies are then counted together).
-
-avgdl: a chunk's weights depend on the collection's mean length, which moves as chunks come and go. The store
-records the mean with the collection (its metadata, `RECORD`) when the first chunks get their vectors, and weights
-every later chunk with that same number, so a vector never depends on when its chunk was written. It also keeps
-the running totals (chunks, tokens); once their mean has moved from the recorded one by more than
-`AVGDL_DRIFT`, every vector is written again with the new mean (`KitStore.add_keywords(refresh=True)`).
-`KeywordVectors` keeps one collection's vectors in step (`KitStore` holds one as `store.bm25`): it records the
-recipe, the mean and the totals, adds the vectors a collection lacks in place (`update_vectors`: a point is never
-added, duplicated or dropped), and says why a collection cannot be ranked by BM25 yet.
+Entries sit at crc32(token) (no vocabulary to keep in step), weighted tf / (tf + k1 * (1 - b + b * length /
+avgdl)); Qdrant's `Modifier.IDF` supplies Lucene's idf, so query · document is the score bm25s gives. avgdl is
+recorded with the collection; once the running mean drifts more than `AVGDL_DRIFT` from it, every vector is
+written again. `KeywordVectors` (`KitStore.bm25`) adds missing vectors in place (never adding a point).
 What it leaves out: the tokenizers, the queries (`helpers.retrieval.store_hybrid`) and idf (Qdrant's).
 """
 
@@ -172,9 +155,8 @@ class KeywordVectors:
     def add(self, refresh: bool = False) -> int:
         """Write the vector of every point lacking one (of every point, with `refresh`); how many were written.
 
-        The mean length is measured over every chunk before the first vector is written, and the record is marked
-        complete after the last: an interrupted run measures again (the same chunks, the same mean) and writes
-        the points still lacking a vector.
+        The record is marked complete after the last vector: an interrupted run measures the mean again (the same
+        chunks, the same mean) and writes the points still lacking one.
         """
         recipe = self._recipe()
         if not self.kept():

@@ -1,12 +1,8 @@
 """Metadata filters from a plain dict: `filters_from({"doc_type": "email", "sender": "whitcombe"})`.
 
-What it does: every key must hold (AND); a list value means "any of" (IN), `Not([...])` "none of" (a `must_not`,
-so a point without the field passes: `{"academic_year": Not(["2022-23"])}` keeps undated chunks); keyword fields
-match exactly, text fields (`sender`, `subject`) match when every word of the value appears in the field, in any
-order and any case. A payload holding a list (`term`, `track`: what a chunk names, see `helpers.chunking.facets`)
-matches when any of its values does. The result is LlamaIndex's `MetadataFilters`, which `KitStore.search`,
-LlamaIndex retrievers and `QdrantVectorStore` all accept (it becomes a qdrant `Filter`). On a server, the same
-fields get payload indexes, so filtering stays fast on large collections; embedded mode scans every point.
+Every key must hold (AND); a list means "any of", `Not([...])` "none of" (a point without the field passes);
+keyword fields match exactly, text fields (`sender`, `subject`) when every word of the value appears. A list
+payload (`term`, `track`) matches when any of its values does. The result is LlamaIndex's `MetadataFilters`.
 What it leaves out: ranges (dates, pages) and OR across keys — build `MetadataFilters` by hand for those.
 """
 
@@ -18,16 +14,10 @@ from dataclasses import dataclass
 from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
 from qdrant_client import QdrantClient, models
 
-# The payload fields a student can filter on, and how each is matched (and indexed on a server).
-FILTER_FIELDS = {
-    "source": "keyword",
-    "doc_type": "keyword",
-    "track": "keyword",
-    "term": "keyword",
-    "academic_year": "keyword",  # the academic year a chunk's document covers (helpers.chunking.periods)
-    "sender": "text",
-    "subject": "text",
-}
+# The payload fields a student can filter on, and how each is matched (and indexed on a server); academic_year is
+# the academic year a chunk's document covers (helpers.chunking.periods).
+FILTER_FIELDS = {"source": "keyword", "doc_type": "keyword", "track": "keyword", "term": "keyword",
+                 "academic_year": "keyword", "sender": "text", "subject": "text"}  # fmt: skip
 SCHEMAS = {"keyword": models.PayloadSchemaType.KEYWORD, "text": models.PayloadSchemaType.TEXT}
 
 

@@ -1,14 +1,10 @@
 """The embedded Qdrant folder shared by several kernels: locked only while one of them writes.
 
-qdrant-client's local mode takes an exclusive lock on its folder for as long as a client is open, so without
-this a second notebook (or the app beside notebook 10) could not open the course index at all. `SharedLocal` is the same
-local engine, holding the lock only for the length of one write call (an upsert batch, a delete, a new
-collection) and reloading what another process wrote, from the SQLite files, before its next call when their
-size or time changed. Reads take no lock: SQLite serves them while another
-process writes. A write that waits longer than `LOCK_WAIT_S` for the lock, or a folder a plain
-`QdrantClient(path=…)` keeps locked, ends in a `FolderBusy` naming the holder (the notebook, from
-`holder.json`). What it leaves out: transactions across processes (two kernels writing the same ids write
-the same points: ids come from content) and any speed-up of the engine itself.
+Local mode locks its folder while a client is open; `SharedLocal` holds the lock for one write call only and
+reloads what another process wrote before its next call. A write that waits longer than `LOCK_WAIT_S` ends in
+`FolderBusy`, naming the holder (`holder.json`).
+What it leaves out: transactions across processes (ids come from content, so two kernels write the same
+points) and any speed-up of the engine itself.
 """
 
 from __future__ import annotations
@@ -63,6 +59,12 @@ def process_name() -> str:
         return f"notebook {Path(session).name}"
     argv = " ".join(Path(sys.argv[0]).name.split() + sys.argv[1:2]) if sys.argv and sys.argv[0] else "python"
     return f"process {argv!r}"
+
+
+def write_holder(folder: Path) -> None:
+    """Name this process as the folder's holder (what `holder` reads)."""
+    record = {"pid": os.getpid(), "name": process_name(), "since": time.strftime("%H:%M:%S")}
+    (folder / HOLDER_FILE).write_text(json.dumps(record), encoding="utf-8")
 
 
 def _alive(pid: int) -> bool:
@@ -128,10 +130,7 @@ class SharedLocal(QdrantLocal):
         try:
             if load or self._changed():
                 self._reload()
-            (folder / HOLDER_FILE).write_text(
-                json.dumps({"pid": os.getpid(), "name": process_name(), "since": time.strftime("%H:%M:%S")}),
-                encoding="utf-8",
-            )
+            write_holder(folder)
             yield
             self._version = self._disk_version()
         finally:
@@ -159,10 +158,8 @@ class SharedLocal(QdrantLocal):
 
     # -- seeing what other processes wrote ---------------------------------------------------------------------
     def _disk_version(self) -> tuple:
-        """Size and time of meta.json and of each loaded collection's SQLite files: they change when anyone writes.
-
-        A collection made or dropped by another process changes meta.json, so only known files are looked at.
-        """
+        """Size and time of meta.json and of each loaded collection's SQLite files: they change when anyone writes
+        (a collection made or dropped elsewhere changes meta.json)."""
         files = [Path(self.location) / META_INFO_FILENAME]
         for name in self.collections:
             folder = Path(self._collection_path(name) or "")

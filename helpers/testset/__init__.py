@@ -1,12 +1,9 @@
-"""A test set for any corpus, written by the local LLM (as the CMU/LTI system did): generate, filter, review, agree.
+"""A test set for any corpus, written by the local LLM: generate, filter, review, agree.
 
     chunks = corpus_chunks("my_docs")                      # parsed and chunked as the kit ingests them
     pairs = apply_filters(QAWriter().write_all(sample_chunks(chunks, 50)))
     save_jsonl([p for p in pairs if p.kept], "questions.jsonl")   # what `python -m helpers eval` reads
 
-generate.py writes pairs (schema-validated JSON, cached), quality.py drops the bad ones, review.py is the
-accept/edit/reject widget, agreement.py the second pass, export.py the JSONL and gold-style Questions.
-Command line: `python -m helpers make-questions --docs FOLDER --n 50 --out FILE`.
 What it leaves out: multi-hop and unanswerable questions (one chunk, one answer per pair).
 """
 

@@ -1,9 +1,5 @@
-"""The agreement check (the CMU/LTI system has two annotators answer the same questions): a second, independent pass.
-
-What it does: `second_pass` asks the LLM again, with a different prompt and without seeing the first
-answer, to answer each kept question from its chunk in a short phrase; `agreement` scores the two answers
-against each other with SQuAD exact match and F1 — high agreement means the question has one clear answer
-in its chunk, low agreement flags an ambiguous question or a wrong first answer. Every call is cached.
+"""The agreement check: a second, independent LLM pass answers each kept question from its chunk, and SQuAD EM
+and F1 between the two answers flag an ambiguous question or a wrong first answer.
 What it leaves out: a person as the second annotator (the review widget is where one would come in).
 """
 

@@ -1,10 +1,5 @@
-"""Generated pairs out of the kit: JSONL in the format `python -m helpers eval` reads, and gold-style Questions.
-
-`save_jsonl(pairs, path)` writes one {"id", "question", "answer", "source", "chunk_id", "evidence"} object per
-line (the questions loader of helpers.byod needs only question and answer; with source and evidence — the
-sentence that holds the answer — it also scores retrieval; chunk_id says which chunk the pair came from).
-`as_questions(pairs)` turns pairs into the gold set's `Question` type with one evidence quote — the sentence
-of the chunk that holds the answer — so `evaluate_retrieval` scores generated and hand-written questions alike.
+"""Generated pairs out of the kit: JSONL in the format `python -m helpers eval` reads (`save_jsonl`), and
+gold-style Questions whose evidence is the chunk's sentence holding the answer (`as_questions`).
 What it leaves out: other export formats.
 """
 

@@ -1,16 +1,6 @@
-"""Question–answer pairs written by the local LLM from corpus chunks (the CMU/LTI system builds its test set this way).
-
-What it does: `corpus_chunks(folder)` parses and chunks a folder as the kit ingests it; `sample_chunks` picks
-n of them (seeded, long enough to ask about, spread over as many documents as possible); `QAWriter` asks the
-LLM for one {"question", "answer"} JSON object per chunk — the schema is a grammar for llama.cpp, the reply is
-validated with pydantic, and every reply is cached on disk keyed by model + prompt, so a re-run asks nothing.
-Two ways to ask (`QAWriter(style=...)`):
-  "free"          the model picks the answer and writes the question — a 0.5B model mostly writes "What is the
-                  purpose of …?" with an answer in its own words, which the grounding filter then rejects;
-  "answer_first"  the kit picks the answer span first (a money amount, date, time, number with its unit, course
-                  code or room; `answer_candidates`) and the model only writes a question for it — grounded by
-                  construction (answer-aware question generation); a chunk without such a span falls back to
-                  "free". The default, because far more of its pairs pass the filters (notebook 11, docs/decisions.md).
+"""Question–answer pairs written by the local LLM from corpus chunks, every reply validated and cached on disk.
+Style "answer_first" (the default: more pairs pass the filters) picks the answer span (`answer_candidates`) and
+asks only for a question; "free" lets the model pick the answer too.
 What it leaves out: judging the pairs (quality.py does that) and several questions per chunk.
 """
 
@@ -21,6 +11,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -156,15 +147,12 @@ class QAWriter:
             raise ValueError(f"style must be one of {STYLES}, got {style!r}")
         self.settings, self.style = settings or get_settings(), style
         self._make = make_llm or (lambda: _json_llm(self.settings))
-        self._llm: Any = None
         self.cache = cache or llm_cache(self.settings)
 
-    @property
+    @cached_property
     def llm(self) -> Any:
         """The model (built on first use)."""
-        if self._llm is None:
-            self._llm = self._make()
-        return self._llm
+        return self._make()
 
     def ask(self, messages: list[dict[str, str]], model: type[BaseModel] = QAPair) -> tuple[Any, float]:
         """One JSON reply, validated against `model` (None if it does not validate), and the real model seconds."""
@@ -209,5 +197,5 @@ class QAWriter:
 
     def close(self) -> None:
         """Free the model if it was loaded."""
-        if self._llm is not None and hasattr(self._llm, "close"):
-            self._llm.close()
+        if hasattr(llm := self.__dict__.get("llm"), "close"):
+            llm.close()

@@ -1,13 +1,5 @@
-"""Automatic filters for generated question–answer pairs: cheap checks that catch most bad pairs.
-
-Three rules, each one line of reasoning (the CMU/LTI system reviews its pairs by hand; these do the obvious part):
-1. grounded  — the answer occurs in its chunk (case and whitespace folded): otherwise the model made it up;
-2. standalone — the question makes sense without the chunk: it ends with "?", has at least 4 words, names
-   something specific (a capitalised name, a code or a number after its first word: "What is the name of
-   the course?" names nothing), and does not point at a text the asker cannot see ("the passage", "above"…);
-3. not a copy — the question is not a sentence of the chunk turned around: no run of the chunk covers
-   more than 60% of the question (a copied question is too easy for keyword search to be a fair test).
-Plus the basics: both fields non-empty, the answer short (≤ 12 words), the answer not inside the question.
+"""Automatic filters for generated question–answer pairs: the answer is in its chunk and short, the question
+stands alone, names something specific and is not a copied sentence (`reasons` lists the rules a pair breaks).
 What it leaves out: whether the answer is *right* (the agreement check and the review widget are for that).
 """
 

@@ -1,9 +1,5 @@
 """A small review widget: one generated pair at a time, accept / edit / reject, save the accepted ones as JSONL.
-
-`Review(pairs)` keeps the decisions; `.widget()` shows them in ipywidgets (question and answer are editable
-text boxes, the chunk is shown below so the reviewer can check the answer); `.save(path)` writes the accepted
-pairs — with the edits — in the JSONL format `python -m helpers eval` reads. The same methods (`accept`,
-`reject`) work without a screen, which is how the notebook's CI run and the tests drive it.
+The same methods (`accept`, `reject`, `save`) work without a screen, which is how the CI run and the tests drive it.
 What it leaves out: several reviewers and their agreement (agreement.py compares with a second LLM pass).
 """
 
@@ -76,23 +72,18 @@ class Review:
                 f" · accepted {counts['accepted']}, rejected {counts['rejected']}, open {counts['open']}"
             )
 
-        def step(decide) -> None:
+        def step(decide=lambda: None, move: int = 1) -> None:
             if self.pairs:
                 decide()
-                self.position = min(self.position + 1, len(self.pairs) - 1)
+                self.position = min(max(self.position + move, 0), len(self.pairs) - 1)
                 show()
-
-        buttons["Accept"].on_click(lambda _: step(lambda: self.accept(self.position, question.value, answer.value)))
-        buttons["Reject"].on_click(lambda _: step(lambda: self.reject(self.position)))
-
-        def back(_) -> None:
-            self.position = max(self.position - 1, 0)
-            show()
 
         def save(_) -> None:
             status.value += f" · saved {len(self.accepted)} pairs to {self.save(out_path)}"
 
-        buttons["Back"].on_click(back)
+        buttons["Accept"].on_click(lambda _: step(lambda: self.accept(self.position, question.value, answer.value)))
+        buttons["Reject"].on_click(lambda _: step(lambda: self.reject(self.position)))
+        buttons["Back"].on_click(lambda _: step(move=-1))
         buttons["Save"].on_click(save)
         show()
         return w.VBox([status, w.Label("Question"), question, w.Label("Answer"), answer, w.HBox(list(buttons.values())),
