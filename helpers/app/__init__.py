@@ -8,41 +8,24 @@
 What it leaves out: serving many users (use Voilà per user, or a real web app), authentication.
 """
 
-from helpers.app.chunking_knob import ChunkingIndexes, strategy_collection
 from helpers.app.engine import EMPTY, AppEngine, Turn
-from helpers.app.gold_mode import GoldReport, evidence_reached, gold_report
-from helpers.app.knobs import ANY, KnobPanel, Knobs
-from helpers.app.prompt_template import template_problem
-from helpers.app.search import SearchBuilder, SimilarityFloor, standalone_query
-from helpers.app.side_by_side import SideBySide, compare, source_diff
-from helpers.app.views import answer_html, floors_html, message_html, prompt_html, sources_frame, sources_html
+from helpers.app.gold_mode import evidence_reached
+from helpers.app.knobs import KnobPanel, Knobs
+from helpers.app.search import SimilarityFloor
+from helpers.app.side_by_side import compare
+from helpers.app.views import sources_frame
 from helpers.app.widgets import ChatApp, open_app
 
 __all__ = [
-    "ANY",
     "EMPTY",
     "AppEngine",
     "ChatApp",
-    "ChunkingIndexes",
-    "GoldReport",
     "KnobPanel",
     "Knobs",
-    "SearchBuilder",
-    "SideBySide",
     "SimilarityFloor",
     "Turn",
-    "answer_html",
     "compare",
     "evidence_reached",
-    "floors_html",
-    "gold_report",
-    "message_html",
     "open_app",
-    "prompt_html",
-    "source_diff",
     "sources_frame",
-    "sources_html",
-    "standalone_query",
-    "strategy_collection",
-    "template_problem",
 ]

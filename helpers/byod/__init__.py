@@ -8,14 +8,11 @@ The command line does the same: `python -m helpers eval --docs FOLDER --question
 What it leaves out: file formats the parsers do not know (they are skipped and listed), and LLM judges.
 """
 
-from helpers.byod.evaluate import BYODEvaluation, choose_reranker, evaluate_questions, plot_evaluation
-from helpers.byod.ingest import ByodError, FolderIndex, collection_name, folder_settings, ingest_folder, open_realworld
+from helpers.byod.evaluate import evaluate_questions, plot_evaluation
+from helpers.byod.ingest import ByodError, collection_name, folder_settings, ingest_folder, open_realworld
 
 __all__ = [
-    "BYODEvaluation",
     "ByodError",
-    "FolderIndex",
-    "choose_reranker",
     "collection_name",
     "evaluate_questions",
     "folder_settings",

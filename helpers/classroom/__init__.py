@@ -8,7 +8,6 @@ What it leaves out: the grading itself (nbgrader's commands run on the course) a
 """
 
 from helpers.classroom.grading import write_course
-from helpers.classroom.site import build_site
 from helpers.classroom.student import (
     BEGIN,
     END,
@@ -25,7 +24,6 @@ __all__ = [
     "MARKDOWN_STUB",
     "STUB",
     "ClassroomError",
-    "build_site",
     "student_source",
     "write_course",
     "write_student_version",

@@ -8,7 +8,7 @@ What it leaves out: fine-tuning, and any model that would download at run time.
 """
 
 from helpers.embedding.cache import EmbeddingCache
-from helpers.embedding.embedder import PACKAGED_MODEL, Embedder, normalise
+from helpers.embedding.embedder import Embedder, normalise
 from helpers.embedding.llama import KitEmbedding
 
-__all__ = ["PACKAGED_MODEL", "Embedder", "EmbeddingCache", "KitEmbedding", "normalise"]
+__all__ = ["Embedder", "EmbeddingCache", "KitEmbedding", "normalise"]

@@ -10,7 +10,7 @@ from helpers.metrics.answer_relevance import (
     evaluate_answer_retrieval,
     holding_answer,
 )
-from helpers.metrics.answers import answer_support, exact_match, f1_score, normalize_answer, squad_scores
+from helpers.metrics.answers import exact_match, f1_score, normalize_answer, squad_scores
 from helpers.metrics.retrieval import (
     RetrievalScores,
     chunk_supports,
@@ -26,7 +26,6 @@ __all__ = [
     "RetrievalScores",
     "answer_labels",
     "answer_relevant",
-    "answer_support",
     "chunk_supports",
     "contains_answer",
     "evaluate_answer_retrieval",

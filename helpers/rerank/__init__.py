@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from helpers.rerank.base import Reranked, Reranker, order_by_scores, passage_text
-from helpers.rerank.cross_encoder import CrossEncoderReranker, load_cross_encoder
+from helpers.rerank.base import Reranked, Reranker, order_by_scores
+from helpers.rerank.cross_encoder import CrossEncoderReranker
 from helpers.rerank.finetune import TRAIN_COMMAND, finetuned_path, training_info
 from helpers.rerank.llm import LLMReranker
 from helpers.rerank.maxsim import DEFAULT_FIRST_STAGE_WEIGHT, DEFAULT_FUSION_K, MaxSimReranker
@@ -74,9 +74,7 @@ __all__ = [
     "Reranked",
     "Reranker",
     "finetuned_path",
-    "load_cross_encoder",
     "load_finetuned",
     "make_reranker",
     "order_by_scores",
-    "passage_text",
 ]

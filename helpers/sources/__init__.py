@@ -6,19 +6,17 @@ What it leaves out: the single-collection pipeline (`helpers.pipeline`) and metr
 """
 
 from helpers.sources.aggregate import QUESTIONS as AGGREGATION_QUESTIONS
-from helpers.sources.aggregate import distinct_values, expected_values, schedule_rows, store_rows, topk_recall
+from helpers.sources.aggregate import distinct_values, expected_values, schedule_rows, store_rows
 from helpers.sources.context import compile_context
-from helpers.sources.planner import ACTIONS, KeywordPlanner, LLMPlanner, RouteReply, routing_accuracy
-from helpers.sources.students import Profile, ProfileStore, StudentDocs, load_profiles, student_filter
+from helpers.sources.planner import ACTIONS, KeywordPlanner, LLMPlanner, routing_accuracy
+from helpers.sources.students import ProfileStore, StudentDocs, load_profiles
 
 __all__ = [
     "ACTIONS",
     "AGGREGATION_QUESTIONS",
     "KeywordPlanner",
     "LLMPlanner",
-    "Profile",
     "ProfileStore",
-    "RouteReply",
     "StudentDocs",
     "compile_context",
     "distinct_values",
@@ -27,6 +25,4 @@ __all__ = [
     "routing_accuracy",
     "schedule_rows",
     "store_rows",
-    "student_filter",
-    "topk_recall",
 ]

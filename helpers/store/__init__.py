@@ -19,20 +19,15 @@ from helpers.store.client import (
     open_edge_folder,
     open_folder,
 )
-from helpers.store.collection import WRITE_BATCH, KitStore
-from helpers.store.keywords import SPARSE_VECTOR, Keywords
+from helpers.store.collection import KitStore
 from helpers.store.payload_filters import FILTER_FIELDS, Not, filters_from
-from helpers.store.shared import FolderBusy, SharedLocal
+from helpers.store.shared import FolderBusy
 
 __all__ = [
     "FILTER_FIELDS",
-    "SPARSE_VECTOR",
-    "WRITE_BATCH",
     "FolderBusy",
-    "Keywords",
     "KitStore",
     "Not",
-    "SharedLocal",
     "StoreError",
     "class_collection",
     "connect",

@@ -8,14 +8,13 @@ What it leaves out: multi-hop and unanswerable questions (one chunk, one answer 
 """
 
 from helpers.testset.agreement import agreement, second_pass
-from helpers.testset.export import as_questions, records, save_jsonl
-from helpers.testset.generate import Generated, QAPair, QAWriter, answer_candidates, corpus_chunks, sample_chunks
+from helpers.testset.export import as_questions, save_jsonl
+from helpers.testset.generate import Generated, QAWriter, answer_candidates, corpus_chunks, sample_chunks
 from helpers.testset.quality import apply_filters, copied, grounded, reasons, standalone
 from helpers.testset.review import Review
 
 __all__ = [
     "Generated",
-    "QAPair",
     "QAWriter",
     "Review",
     "agreement",
@@ -26,7 +25,6 @@ __all__ = [
     "corpus_chunks",
     "grounded",
     "reasons",
-    "records",
     "sample_chunks",
     "save_jsonl",
     "second_pass",
