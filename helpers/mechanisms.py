@@ -1,20 +1,14 @@
 """Your functions in the kit's place: `use("fusion", my_fusion)` and the pipeline runs on your code.
 
-Each stage's core is a short function with a fixed signature, a *slot*. The kit ships its own
-implementation of every slot (the reference, and the default); a notebook asks you to write the same
-function, and `use` puts yours in its place for this Python process, so the notebook's later cells, the
-pipeline and the app all run on it, and a bug in it shows up in the numbers the notebook measures.
+Each stage's core is a *slot*: a short function with a fixed signature; the kit ships its own (the default), and
+`use` puts yours in its place for this process, so later cells, the pipeline and the app all run on it.
 
     >>> use("fusion", my_fusion)      # from now on every hybrid retriever fuses with my_fusion
     >>> in_use()                      # {'fusion': 'my_fusion'}
     >>> reset("fusion")               # back to the kit's own
 
-Your RAG carries from notebook to notebook: a function whose check passes is kept (`keep`) in `my_rag.py`
-beside the notebooks, a file you can open and read as your system; `load_mine()` at the top of every later
-notebook, and the app, puts each function of that file back in its slot, in a new kernel too.
-
-A stage looks its slot up at call time with `chosen(slot, kit_function)`, so a change takes effect at once, and
-`calls()` counts how often the kit looked a slot up while a function of yours held it.
+A function whose check passes is kept (`keep`) in `my_rag.py` beside the notebooks; `load_mine()` puts them back
+in their slots in a new kernel. Stages look a slot up at call time with `chosen(slot, kit_function)`.
 What it leaves out: checking that your function is right (the exercises' checks do that before `keep`).
 """
 
@@ -93,11 +87,7 @@ def yours(slot: str) -> bool:
 
 
 def chosen(slot: str, kit_function: Callable[..., Any]) -> Callable[..., Any]:
-    """The function in force for `slot`: the one given to `use`, else the kit's own.
-
-    Yours still a stub (it raises NotImplementedError) falls back to the kit's own, said once in one line, so a
-    notebook runs to its end before you have written every function.
-    """
+    """The function in force for `slot`: the one given to `use`, else the kit's own (also while yours is a stub)."""
     function = _chosen.get(slot)
     if function is None or slot in _kit_only.get():
         return kit_function
@@ -257,10 +247,7 @@ def _blocks(path: Path) -> dict[str, str]:
 
 
 def keep(slot: str, function: Callable[..., Any], folder: Path | None = None) -> Path | None:
-    """Keep `function` as your `slot` in my_rag.py (in `folder`, default the working folder); None if it cannot be.
-
-    A function typed at a prompt has no source to keep; one that is the kit's own is not written either.
-    """
+    """Keep `function` as your `slot` in my_rag.py (in `folder`, default the working folder); None if it cannot be."""
     if slot not in SLOTS:
         raise SlotError(f"no slot {slot!r}; the slots are: {', '.join(SLOTS)}")
     if getattr(function, "__module__", "").startswith("helpers."):
@@ -317,8 +304,7 @@ def _defined_name(block: str) -> str:
 def load_mine(folder: Path | None = None, quiet: bool = False) -> dict[str, str]:
     """Put every function of your my_rag.py in its slot (and say which); {} when you have none yet.
 
-    A file that does not run as a whole is read block by block, so a broken block costs only its own slot.
-    """
+    A file that does not run as a whole is read block by block: a broken block costs only its own slot."""
     for slot in _loaded:  # what the last load filled: this file decides again
         _chosen.pop(slot, None)
     _loaded.clear()

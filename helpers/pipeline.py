@@ -1,12 +1,8 @@
-"""`RAGPipeline`: the whole path in one small readable class.
+"""`RAGPipeline`: the whole path in one small readable class, wiring the stages from one `Settings`.
 
-Documents → chunks → embeddings → Qdrant (`ingest`). A question meets `check` (the input guard), `retrieve`
-(the top-k hits), then `generate` (the passages fitted to the token budget, the numbered prompt, the LLM, the
-citations read back) → `Answer`; `ask` is those steps in order, and the app and every evaluation ask through them.
-Each stage is a helpers module; this class only wires them from one `Settings`: the retriever is the one the
-settings name (`retriever`, `query_expansion`, `reranker`, …), built on first use and printed in query order
-(`repr`). It sits above every stage and no stage imports it: a stage's factory takes the parts it uses
-(`make_retriever(name, store, embedder, settings.retrieval)`), and `pipeline.make_retriever(name)` passes them.
+`ingest`: documents → chunks → embeddings → Qdrant. `ask`: `check` (the input guard) → `retrieve` (the top-k
+hits) → `generate` (budgeted numbered prompt, LLM, citations) → `Answer`; the app and every evaluation ask through
+these steps. No stage imports this module: `make_retriever(name)` hands a stage's factory the parts it uses.
 What it leaves out: evaluation, the app and other corpora (`helpers.evaluation`, `helpers.app`, `helpers.byod`).
 """
 
@@ -112,9 +108,8 @@ def flagged_chunks(nodes: Sequence[BaseNode]) -> list[tuple[str, str]]:
 
 
 def gone_sources(store: KitStore, folder: Path, parsed: ParseReport) -> list[str]:
-    """The source files the collection holds chunks of that are no longer in `folder` at all. A file still there is
-    never gone, even when it was skipped this time (corrupt, unreadable): its old chunks stay, nothing is lost on bad
-    input; and a folder with no file at all (a drive not mounted?) removes nothing."""
+    """The stored sources no longer in `folder` at all: a file skipped as unreadable keeps its chunks, and an empty
+    folder (a drive not mounted?) removes nothing."""
     here = {str(doc.metadata.get("source")) for doc in parsed.documents} | {name for name, _ in parsed.skipped}
     if not here:
         return []
@@ -269,9 +264,7 @@ class RAGPipeline:
     ) -> Answer:
         """Guard, retrieve, prompt, generate: a grounded answer with numbered citations, or a refusal.
 
-        `retriever` replaces the configured one, `mode` is "sentence" or "short", `examples` replaces the
-        configured worked examples (`worked_examples`), `on_token` receives the answer as it streams, `closed_book`
-        skips retrieval (the baseline: the model answers from memory, short-answer mode).
+        `mode`: "sentence" or "short"; `on_token` receives the streamed answer; `closed_book` skips retrieval.
         """
         start = time.perf_counter()
         verdict = self.check(question)
