@@ -1,14 +1,10 @@
 """Generation: the grounded prompt, context under a token budget, citations, refusal, guard, scores.
 
-    >>> llm = make_llm(settings)                           # helpers.llm: a local GGUF, or an OpenAI endpoint
-    >>> answer = generate_answer(question, hits, llm)      # or RAGPipeline().ask(question)
-    >>> answer.text, answer.citations, answer.status       # "… $90 [1].", [[1] web/fees.html, chunk 2], "answered"
+    >>> answer = generate_answer(question, hits, make_llm(settings))   # or RAGPipeline().ask(question)
+    >>> answer.text, answer.citations, answer.status
 
-Like minbpe, one file per idea (the LLM clients and their caches live lower, in `helpers.llm`): `prompts.py`
-(system prompt, template, worked examples, modes), `budget.py` (context under a token budget), `fewshot.py`
-(examples chosen by similarity), `guard.py` (prompt-injection guard, output clean-up), `answer.py` (hits →
-`Answer`), `scores.py` (an answer scored against a gold question).
-What it leaves out: retrieval (`helpers.retrieval`) and LLM-judged metrics (notebook 08).
+One file per idea: `prompts.py`, `budget.py`, `fewshot.py`, `guard.py`, `answer.py` (hits → `Answer`), `scores.py`.
+What it leaves out: retrieval (`helpers.retrieval`), the LLM clients (`helpers.llm`) and LLM-judged metrics.
 """
 
 from helpers.generation.answer import (

@@ -1,12 +1,8 @@
 """Few-shot example selection by similarity (the CMU/LTI system's), with the fix its authors suggest.
 
-The CMU/LTI system put the QA pairs most similar to the question (cosine of embeddings) into the prompt and saw no
-gain; they guessed why: their examples had no context, so the reader could not see how an answer came
-from a passage. Here every example carries its evidence passages. The pool is the gold `dev` split's
-answerable questions (evidence quotes as the context, the reference answer as the reply, cited [1]);
-selection for a dev question leaves that question out, so nothing is answered by its own example.
-The fixed refusal example stays first, so the model still sees how to decline (and llama.cpp keeps it
-in the KV cache). What it leaves out: a pool of examples written for your own documents.
+Their similar QA pairs had no context and brought no gain; here every example carries its evidence passages. The
+pool is the dev split's answerable questions, a question's own example left out; the fixed refusal example stays
+first. What it leaves out: a pool of examples written for your own documents.
 """
 
 from __future__ import annotations

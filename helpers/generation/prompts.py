@@ -1,11 +1,7 @@
 """The prompt: grounding rules as a system prompt, a user template, worked examples, and two answer modes.
 
-Order matters for speed: the system prompt and fixed examples come first, so llama.cpp serves them
-from its KV cache after the first question. The refusal rule is repeated in the user message, where a
-0.5B model follows it (notebook 07) — in short mode; in sentence mode it made the model refuse almost
-everything, so there the worked refusal example carries the rule. Two modes:
-- "sentence" (the app's default): one or two sentences with numbered citations, or the refusal sentence;
-- "short" (for SQuAD-style EM/F1): a short phrase, or "unknown" (offered in the instruction by the "phrase" style only).
+The system prompt and fixed examples come first, so llama.cpp serves them from its KV cache. Modes: "sentence"
+(the app's: one or two sentences with numbered citations, or the refusal) and "short" (SQuAD-style EM/F1: a phrase).
 What it leaves out: chat history in the prompt (follow-ups are rewritten before retrieval, notebook 06).
 """
 
@@ -36,19 +32,14 @@ SYSTEM_PROMPT = (
 PROMPT_TEMPLATE = "Context:\n{context}\n\nQuestion: {question}"
 USER_TEMPLATE = PROMPT_TEMPLATE + "\n\n{instruction}"
 
-# Short-answer styles (settings.generation.short_style). "yes_no" adds a rule for yes/no questions ("Is the exam in
-# QEB 240?"), which the "phrase" style often answers "unknown"; "forced" drops the offer of "unknown" from the
-# instruction (the default: docs/decisions.md says why; the system prompt and the worked refusal still show the
-# refusal).
+# Short-answer styles (settings.generation.short_style): "yes_no" adds a rule for yes/no questions, which "phrase"
+# often answers "unknown"; "forced" drops the offer of "unknown" from the instruction (docs/decisions.md says why).
 SHORT_STYLES = ("phrase", "yes_no", "forced")
 DEFAULT_STYLE = GenerationSettings().short_style  # the configured default (helpers.config)
 YES_NO_INSTRUCTION = (
     "Answer with a short phrase copied from the context; for a yes/no question start with yes or no. "
     f"If the answer is not in the context, reply: {SHORT_REFUSAL}"
 )
-# The refusal rule, weighed (short mode): "forced" never asks for a refusal in the instruction (the system prompt
-# and the worked refusal still show one), to measure what the rule costs answerable questions (notebook 07's
-# appendix B, notebooks/appendix/).
 SHORT_INSTRUCTIONS = {"forced": "Answer with a short phrase from the context."}
 
 INSTRUCTIONS = {
@@ -107,10 +98,7 @@ def worked_examples(which: str = "both") -> tuple[Example, ...]:
 
 
 def fixed_prompt_tokens(question: str, which: str = "both", mode: str = "short") -> int:
-    """The tokens of the prompt without passages: system, the worked turns `which` names, the question's turn.
-
-    The context budget takes what is left of the window after these (`TokenBudget.context_room`).
-    """
+    """The tokens of the prompt without passages: system, the worked turns `which` names, the question's turn."""
     messages = build_messages(question, [], mode, worked_examples(which))
     return sum(count_tokens(message["content"]) for message in messages)
 
@@ -141,10 +129,9 @@ def user_message(
     passages: Sequence[str], question: str, mode: str = "sentence", style: str = DEFAULT_STYLE,
     template: str = USER_TEMPLATE,
 ) -> str:  # fmt: skip
-    """The user turn: numbered context, the question, and the mode's instruction (with the refusal rule).
+    """The user turn: numbered context, the question, and the mode's instruction.
 
-    `template` has the fields {context}, {question} and {instruction} (the app's editable template); the kit's
-    own (`USER_TEMPLATE`) runs the "prompt" slot for the context and question, then adds the instruction.
+    `template` has the fields {context}, {question} and {instruction}; the kit's own runs the "prompt" slot.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -180,11 +167,8 @@ def build_messages(
     style: str = DEFAULT_STYLE,
     template: str = USER_TEMPLATE,
 ) -> list[dict[str, str]]:
-    """The chat messages: grounding rules, worked examples (default: the fixed two), then context and question.
-
-    `style` "yes_no" (short mode) asks for a phrase copied from the context or yes/no, and adds a worked yes/no turn;
-    `template` is the user turn's template, for the examples and the question alike.
-    """
+    """The chat messages: grounding rules, worked examples (default: the fixed two, plus the yes/no turn for the
+    "yes_no" style in short mode), then context and question."""
     examples = FIXED_EXAMPLES if examples is None else examples
     if mode == "short" and style == "yes_no" and YES_NO_EXAMPLE not in examples:
         examples = (*examples, YES_NO_EXAMPLE)
