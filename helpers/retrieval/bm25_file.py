@@ -1,17 +1,10 @@
 """A fitted BM25 index saved beside a local-mode collection, so a kernel starts BM25 without reading every chunk.
 
-Local mode keeps a collection in a folder; `BM25Retriever.from_store` reads every chunk into the kernel to fit
-bm25s. `SavedBM25` writes the fitted bm25s index, the point id of each row and each row's filterable payload to
-`<folder>/kit_bm25/<collection>/<tokenizer>-k1-b/<version>/`, where `version` is the collection's
-`points_version` (which the kit changes with every write of points). A kernel then loads the index (memory-mapped)
-when the collection still carries that version and holds as many points; the chunks themselves are read from
-Qdrant only for the hits a query returns.
-
-    >>> retriever = bm25_for_store(store)  # doctest: +SKIP  (the saved index, or bm25s fitted and then saved)
-
-What it leaves out: a server or qdrant-edge (there BM25 ranks inside Qdrant, `bm25_backend = "auto"`), `:memory:`
-collections, tokenizers other than the kit's named ones, and a write by another client that changes neither the
-point count nor the version (`SavedBM25.beside(store).save(...)` again after such a write).
+`SavedBM25` writes the bm25s index, each row's point id and filterable payload under
+`<folder>/kit_bm25/<collection>/<tokenizer>-k1-b/<points_version>/`; a kernel loads it (memory-mapped) while the
+collection keeps that version and point count, and reads from Qdrant only the chunks a query returns.
+What it leaves out: a server or qdrant-edge (BM25 ranks inside Qdrant there), `:memory:` collections, tokenizers
+other than the kit's named ones, and a write by another client that changes neither count nor version.
 """
 
 from __future__ import annotations
@@ -61,7 +54,7 @@ class SavedBM25:
         cls, store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize, k1: float = 1.5, b: float = 0.75
     ) -> SavedBM25 | None:
         """The saved index for this store and these parameters; None where none can be kept (not local mode on a
-        folder, or a tokenizer that is not one of the kit's named ones)."""
+        folder, or not one of the kit's named tokenizers)."""
         folder = local_folder(store)
         name = next((name for name, function in TOKENIZERS.items() if function is tokenizer), None)
         return cls(store, folder, name, k1, b) if folder is not None and name is not None else None
@@ -153,10 +146,6 @@ class SavedBM25Retriever(BM25Retriever):
         self._chunks = [chunks[i] for i in order]
         self._documents = [self.tokenizer(texts[i]) for i in order]
 
-    def library_scores(self, tokens: list[str]) -> np.ndarray:
-        ids = self.index.get_tokens_ids(tokens) if self.index is not None else []
-        return self.index.get_scores_from_ids(ids) if ids else np.zeros(self.size, dtype=np.float32)
-
     def matching(self, filters: Filters) -> list[bool]:
         return [matches(row, filters) for row in self.saved_rows]
 
@@ -171,17 +160,15 @@ class SavedBM25Retriever(BM25Retriever):
 def bm25_for_store(
     store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize, k1: float = 1.5, b: float = 0.75
 ) -> BM25Retriever:
-    """BM25 over every chunk of the store: the index saved beside a local-mode collection while it still describes
-    the points, else bm25s fitted on a read of every chunk (`BM25Retriever.from_store`), saved there for the next
-    kernel."""
+    """BM25 over every chunk of the store: the saved index while it still describes the points, else bm25s fitted
+    on every chunk (and saved for the next kernel)."""
     saved = SavedBM25.beside(store, tokenizer, k1, b)
     loaded = saved.load() if saved else None
     return loaded if loaded is not None else _fit_and_save(store, saved, tokenizer, k1, b)
 
 
 def save_bm25_beside(store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize) -> bool:
-    """After an ingest: fit and save the collection's BM25 index unless a current one is saved already, so the next
-    kernel loads it instead of reading every chunk. False where none can be kept (see `SavedBM25.beside`)."""
+    """After an ingest: fit and save the BM25 index unless a current one is saved (False where none can be kept)."""
     saved = SavedBM25.beside(store, tokenizer)
     if saved is None:
         return False

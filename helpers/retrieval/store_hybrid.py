@@ -1,22 +1,11 @@
-"""Hybrid search inside Qdrant: dense and BM25 candidates come from the store, never the whole collection.
+"""Hybrid search inside Qdrant (`bm25_backend = "store"`): dense and BM25 candidates come from the store.
 
-What it does: with `bm25_backend = "store"` the collection keeps a BM25 sparse vector beside each chunk's dense one
-(`helpers.store.keywords`), so the store ranks by keywords itself and no kernel reads every chunk to fit bm25s.
-A query becomes its embedding and its BM25 query vector (token counts; Qdrant adds the idf), sent in one request:
-- `fusion="weighted"` (the kit's default hybrid): one batch of two queries returns both candidate lists with their
-  scores, `pool` each, and the kit's weighted min-max fusion (hybrid.py) fuses them as it fuses the kernel's;
-- `fusion="rrf"`: one Query API call, `prefetch=[dense, sparse]` fused by Qdrant's reciprocal rank fusion. Qdrant
-  counts ranks from 0 and the kit from 1, so it is asked with k = rrf_k + 1: the same 1 / (rrf_k + rank). A fused
-  point carries no side scores, so each hit's "dense" cosine is computed from its returned vector (the refusal rule
-  reads it). A student's own `rrf` function (`helpers.mechanisms`) is honoured: both lists, fused here.
-`StoreBM25Retriever` asks the sparse side alone. A filter becomes a Qdrant filter inside every prefetch, so each
-side spends its candidates on chunks that pass it.
-`store_problem` says why a collection cannot serve these (no BM25 vectors, some chunks without one, another
-tokenizer, a student's own BM25 function); `make_retriever` then warns in one line and uses bm25s in the kernel.
-A student's own `bm25` or `top_k` put in its slot after the retriever was built is honoured too, at query time:
-the retriever then asks the kernel's (`kernel()`: bm25s over the stored chunks, the dense side by the slot).
-What it leaves out: DBSF and Qdrant's formula queries (the kit's fusions are the weighted sum and RRF), and the
-steps around a retriever (expansion, post-processing: `helpers.retrieval`).
+Each chunk keeps a BM25 sparse vector beside its dense one, so no kernel reads every chunk to fit bm25s. A query
+is sent as its embedding and BM25 vector: `fusion="weighted"` gets both candidate lists in one batch and fuses them
+with the kit's min-max fusion; `fusion="rrf"` is one Query API call fused by Qdrant (asked with k = rrf_k + 1, as
+Qdrant counts ranks from 0), each hit's "dense" cosine computed from its vector. `store_problem` says why a
+collection cannot serve this; a student's `bm25`, `top_k` or `rrf` function runs in the kernel (`kernel()`).
+What it leaves out: DBSF and formula queries, and the steps around a retriever (`helpers.retrieval`).
 """
 
 from __future__ import annotations
