@@ -81,11 +81,9 @@ class LocalLLM:
     def _start_from_anchor(self, messages: list[dict[str, str]]) -> None:
         """Put the KV cache in the same state before every prompt, so an answer depends on its prompt alone.
 
-        llama.cpp reuses the longest common prefix with whatever it evaluated last; the tokens after it are
-        evaluated in other batch shapes, which can round the logits differently and flip a greedy token (the
-        same prompt asked right after its own answer re-evaluates only its last token). So each prompt starts from
-        the state after all its messages but the last (the system prompt and any worked examples), computed once
-        from an empty cache and kept for the next prompts that share them; a lone message starts from empty.
+        llama.cpp reuses the longest prefix it evaluated last, and other batch shapes can round the logits
+        differently and flip a greedy token. So each prompt starts from the state after all its messages but the
+        last, computed once from an empty cache and kept; a lone message starts from empty.
         """
         import numpy as np
 
@@ -138,9 +136,8 @@ class LocalLLM:
                 yield piece
 
     def prime(self, messages: list[dict[str, str]]) -> str:
-        """Get the state every prompt like `messages` starts from ready (its messages but the last): read from disk
-        ("disk") or computed and saved ("computed"); the app's warm-up, so its first question skips that prefill.
-        """
+        """Ready the state prompts like `messages` start from (the app's warm-up): read from disk ("disk") or
+        computed and saved ("computed")."""
         import llama_cpp
 
         anchor = messages[:-1]
@@ -175,10 +172,8 @@ class LocalLLM:
 class OpenAICompatibleLLM:
     """Any OpenAI-compatible chat endpoint, through the `openai` package.
 
-    Retries: the `openai` client retries connection errors, timeouts, 408, 409, 429 and 5xx answers
-    `settings.llm.llm_max_retries` times (KIT_LLM_MAX_RETRIES) with the library's exponential backoff and jitter
-    (or what a Retry-After header asks); a wrong key (401/403) or a bad request is
-    not retried. Every failure becomes an `LLMError` that says what to try and never contains the key.
+    The client retries connection errors, timeouts, 408, 409, 429 and 5xx `llm_max_retries` times with backoff;
+    every failure becomes an `LLMError` that says what to try and never contains the key.
     """
 
     def __init__(self, settings: Settings) -> None:

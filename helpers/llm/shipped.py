@@ -1,24 +1,16 @@
 """Shipped answers: the reader's outputs for the course's own questions, verified live on a seeded sample.
 
-The course asks the local model thousands of questions (sweeps, the ladder, the judge); on two cores that is
-hours. The repository ships `course_data/answers/<model>.jsonl.gz`: for every prompt the notebooks send in the
-full profile (the 1.5B reader's file), and every prompt the test suite sends in the `ci` profile (the 0.5B's), the
-cache key (sha256 of the model name, the settings that decide the answer and every message)
-and what the model returned. The file is used only when its header names the sha256 of the configured model
-file, so another model, a changed prompt or a changed setting is a new key and is computed as usual.
-
-Trust is checked, not assumed: in each kernel a seeded sample of the shipped entries it uses (`live_check`,
-10 by default, fewer once `live_check_seconds` of model time are spent, never none) is recomputed by the model
-and compared with the shipped output. llama.cpp may round
-differently on another CPU, so a difference is counted and the live output is used, never an error.
+On two cores the course's thousands of LLM calls take hours, so `course_data/answers/<model>.jsonl.gz` ships every
+prompt the notebooks (full profile, the 1.5B reader) and the tests (`ci`, the 0.5B) send: its cache key and the
+model's output. A file is used only when its header names the sha256 of the configured model file.
+Each kernel recomputes a seeded sample of the entries it uses (`live_check`, fewer once `live_check_seconds` are
+spent, never none); a difference (llama.cpp rounds differently on another CPU) is counted and the live output used.
 `KIT_SHIPPED_ANSWERS=0` recomputes everything.
 
-    >>> shipped = shipped_results(settings)
-    >>> shipped.resolve("answers", key, compute=lambda: ask_the_model())  # shipped, or live for the sample
+    >>> shipped_results(settings).resolve("answers", key, compute=lambda: ask_the_model())
     >>> print(shipped_report())            # "412 outputs from the shipped answers; 10 recomputed live: 10 identical"
 
-What it leaves out: entries the notebooks do not ask for (a student's own questions are computed and cached
-in the user cache as before).
+What it leaves out: entries the notebooks do not ask for (a student's own questions go to the user cache).
 """
 
 from __future__ import annotations

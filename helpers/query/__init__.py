@@ -3,9 +3,8 @@
     >>> retriever = MultiQueryRetriever(pipeline.make_retriever("hybrid"), CachedCompleter.from_pipeline(pipeline))
     >>> FollowUpRewriter("keywords").query(question)   # "What about on MLE? big ADSc capstone teams"
 
-Every LLM output is kept on disk (model + prompt hash) by `helpers.llm.cache.CachedCompleter`,
-`multi_query.py` paraphrases and merges,
-`followup.py` makes a follow-up standalone. What it leaves out: reranking (helpers.rerank).
+`multi_query.py` paraphrases and merges, `followup.py` makes a follow-up standalone; LLM outputs are cached on disk.
+What it leaves out: reranking (helpers.rerank).
 """
 
 from helpers.query.followup import FollowUpRewriter, keyword_rewrite, llm_rewrite, salient_terms
