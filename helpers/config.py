@@ -271,22 +271,6 @@ class GenerationSettings:
         _check_choice("passage_guard", self.passage_guard, PASSAGE_GUARDS)
 
 
-# Each section of `Settings` and its class, in the order `show()` prints them.
-SECTIONS: dict[str, type] = {
-    "paths": PathSettings,
-    "embedding": EmbeddingSettings,
-    "llm": LLMSettings,
-    "store": StoreSettings,
-    "chunking": ChunkingSettings,
-    "retrieval": RetrievalSettings,
-    "rerank": RerankSettings,
-    "query": QuerySettings,
-    "generation": GenerationSettings,
-}
-# The section of every flat field name ("top_k" -> "retrieval").
-SECTION_OF: dict[str, str] = {f.name: section for section, kind in SECTIONS.items() for f in fields(kind)}
-
-
 @dataclass(frozen=True, init=False)
 class Settings:
     """The kit's configuration: `profile`, `seed` and one section per concern (see `load_settings`).
@@ -352,6 +336,10 @@ class Settings:
         return [row for _, rows in self.grouped_rows() for row in rows]
 
 
+# Each section of `Settings` and its class, in the order `show()` prints them.
+SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Settings) if f.default_factory is not MISSING}
+# The section of every flat field name ("top_k" -> "retrieval").
+SECTION_OF: dict[str, str] = {f.name: section for section, kind in SECTIONS.items() for f in fields(kind)}
 TOP_LEVEL = tuple(f.name for f in fields(Settings) if f.name not in SECTIONS)
 KEYS = (*TOP_LEVEL, *SECTION_OF)  # every key kit.toml knows
 

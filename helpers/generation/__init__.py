@@ -16,34 +16,29 @@ from helpers.generation.answer import (
     extract_citations,
     generate_answer,
     hit_section,
-    is_refusal,
     strip_citations,
 )
 from helpers.generation.budget import TokenBudget, budget_table, fit_context
-from helpers.generation.fewshot import FEW_SHOT, ExampleSelector, example_pool
-from helpers.generation.guard import REJECTION, GuardResult, check_input, clean_output, is_injection
+from helpers.generation.fewshot import ExampleSelector, example_pool
+from helpers.generation.guard import REJECTION, GuardResult, check_input, clean_output
 from helpers.generation.prompts import (
     FIXED_EXAMPLES,
     MODES,
     REFUSAL,
-    SHORT_REFUSAL,
     SYSTEM_PROMPT,
     USER_TEMPLATE,
     Example,
     build_messages,
-    closed_book_messages,
     fixed_prompt_tokens,
     format_context,
     worked_examples,
 )
 
 __all__ = [
-    "FEW_SHOT",
     "FIXED_EXAMPLES",
     "MODES",
     "REFUSAL",
     "REJECTION",
-    "SHORT_REFUSAL",
     "STATUSES",
     "SYSTEM_PROMPT",
     "USER_TEMPLATE",
@@ -59,7 +54,6 @@ __all__ = [
     "check_input",
     "clean_output",
     "closed_book_answer",
-    "closed_book_messages",
     "example_pool",
     "extract_citations",
     "fit_context",
@@ -67,8 +61,6 @@ __all__ = [
     "format_context",
     "generate_answer",
     "hit_section",
-    "is_injection",
-    "is_refusal",
     "strip_citations",
     "worked_examples",
 ]

@@ -11,9 +11,9 @@ What it leaves out: prompts and answers (`helpers.generation`).
 from __future__ import annotations
 
 from helpers.config import Settings
-from helpers.llm.cache import CachedCompleter, CachedLLM, DiskCache, llm_cache, prompt_key
+from helpers.llm.cache import CachedCompleter, CachedLLM, DiskCache, llm_cache
 from helpers.llm.client import LLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM
-from helpers.llm.shipped import ShippedResults, shipped_report, shipped_results
+from helpers.llm.shipped import shipped_report
 
 
 def make_llm(settings: Settings, cache: bool = True) -> LLM:
@@ -31,10 +31,7 @@ __all__ = [
     "LLMError",
     "LocalLLM",
     "OpenAICompatibleLLM",
-    "ShippedResults",
     "llm_cache",
     "make_llm",
-    "prompt_key",
     "shipped_report",
-    "shipped_results",
 ]

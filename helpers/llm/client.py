@@ -113,20 +113,16 @@ class LocalLLM:
             **extra,
         )
 
-    def _chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
-        """One timed chat completion with its token counts."""
+    def chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
+        """One timed chat completion with its token counts (extra: llama.cpp's own arguments)."""
         start = time.perf_counter()
         out = self._create(messages, max_tokens, **extra)
         text, usage = out["choices"][0]["message"]["content"] or "", out["usage"]
         return Completion(text, usage["prompt_tokens"], usage["completion_tokens"], time.perf_counter() - start)
 
-    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
-        """One chat completion."""
-        return self._chat(messages, max_tokens)
-
     def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
         """One chat completion whose text is JSON matching `schema` (llama.cpp turns the schema into a grammar)."""
-        return self._chat(messages, max_tokens, response_format={"type": "json_object", "schema": schema})
+        return self.chat(messages, max_tokens, response_format={"type": "json_object", "schema": schema})
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """Yield the answer piece by piece as it is generated."""
@@ -231,21 +227,17 @@ class OpenAICompatibleLLM:
         except (OpenAIError, ValueError) as err:  # ValueError: a body that is not JSON at all
             raise self._error(err) from None
 
-    def _chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
-        """One timed chat completion with its token counts (0 when the endpoint sends none)."""
+    def chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
+        """One timed chat completion from the endpoint with its token counts (0 when the endpoint sends none)."""
         start = time.perf_counter()
         out = self._create(messages, max_tokens, stream=False, **extra)
         text, usage = out.choices[0].message.content or "", out.usage
         tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
         return Completion(text, *tokens, time.perf_counter() - start)
 
-    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
-        """One chat completion from the endpoint."""
-        return self._chat(messages, max_tokens)
-
     def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
         """One chat completion in JSON mode; the endpoint does not enforce `schema`, so the caller validates."""
-        return self._chat(messages, max_tokens, response_format={"type": "json_object"})
+        return self.chat(messages, max_tokens, response_format={"type": "json_object"})
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """Yield the answer piece by piece from the endpoint (httpx's own errors come through a started stream)."""

@@ -7,8 +7,8 @@
 What it leaves out: reranking (helpers.rerank).
 """
 
-from helpers.query.followup import FollowUpRewriter, keyword_rewrite, llm_rewrite, salient_terms
-from helpers.query.multi_query import MultiQueryRetriever, merge_unique, paraphrases, parse_paraphrases
+from helpers.query.followup import FollowUpRewriter, keyword_rewrite, llm_rewrite
+from helpers.query.multi_query import MultiQueryRetriever, merge_unique, parse_paraphrases
 
 __all__ = [
     "FollowUpRewriter",
@@ -16,7 +16,5 @@ __all__ = [
     "keyword_rewrite",
     "llm_rewrite",
     "merge_unique",
-    "paraphrases",
     "parse_paraphrases",
-    "salient_terms",
 ]

@@ -15,17 +15,17 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from helpers.retrieval.base import Filters, Memoized, Retriever, stored_chunks
+from helpers.retrieval.base import Memoized, Retriever, stored_chunks
 from helpers.retrieval.bm25 import TOKENIZERS, BM25Retriever, stemmed_tokenize, tokenize
 from helpers.retrieval.bm25_file import SavedBM25, SavedBM25Retriever, bm25_for_store, save_bm25_beside
 from helpers.retrieval.dense import DenseRetriever
 from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
 from helpers.retrieval.hybrid import HybridRetriever, min_max, rrf_fusion, weighted_fusion
 from helpers.retrieval.metadata_match import matches
-from helpers.retrieval.periods import PeriodAware, newest_first, older_versions
+from helpers.retrieval.periods import PeriodAware, older_versions
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
 from helpers.retrieval.store_hybrid import StoreBM25Retriever, StoreHybridRetriever, store_keywords, store_problem
-from helpers.retrieval.window import Neighbours, StoreNeighbours, Windowed, drop_near_duplicates, widen
+from helpers.retrieval.window import Neighbours, StoreNeighbours, Windowed
 from helpers.store.client import bm25_in_store
 
 if TYPE_CHECKING:
@@ -107,7 +107,6 @@ __all__ = [
     "BM25Retriever",
     "DenseRetriever",
     "Expanded",
-    "Filters",
     "HybridRetriever",
     "Memoized",
     "Neighbours",
@@ -118,26 +117,21 @@ __all__ = [
     "SavedBM25Retriever",
     "StoreBM25Retriever",
     "StoreHybridRetriever",
-    "StoreNeighbours",
     "Windowed",
     "above_threshold",
     "bm25_for_store",
     "dedupe_by_source",
-    "drop_near_duplicates",
     "expand_query",
     "load_synonyms",
     "make_retriever",
     "matches",
     "min_max",
-    "newest_first",
     "older_versions",
     "rrf_fusion",
     "save_bm25_beside",
     "stemmed_tokenize",
     "store_keywords",
-    "store_problem",
     "stored_chunks",
     "tokenize",
     "weighted_fusion",
-    "widen",
 ]
