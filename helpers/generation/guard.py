@@ -181,11 +181,6 @@ def matching_rule(text: str, rules: Sequence[Rule] | None = None) -> Rule | None
     return next((rule for rule in (RULES if rules is None else rules) if rule.search(text)), None)
 
 
-def is_injection(text: str, rules: Sequence[Rule] | None = None) -> bool:
-    """Whether any injection rule matches `text`."""
-    return matching_rule(text, rules) is not None
-
-
 def check_input(question: str, rules: Sequence[Rule] | None = None) -> GuardResult:
     """Drop injected sentences; block the question when no real question is left (or it is empty or too long)."""
     # (a blocked question keeps its text, for callers that only read `.question`)

@@ -88,23 +88,16 @@ class Ledger:
 LEDGER = Ledger()
 
 
+@dataclass(eq=False)
 class ShippedResults:
     """The shipped outputs of one model, by namespace and key; read-only, checked live on a seeded sample."""
 
-    def __init__(
-        self,
-        entries: dict[tuple[str, str], Any],
-        live_check: int,
-        seed: int,
-        header: dict[str, Any],
-        live_check_seconds: float = float("inf"),
-    ) -> None:
-        self.entries = entries
-        self.live_check = live_check
-        self.live_check_seconds = live_check_seconds
-        self.seed = seed
-        self.header = header
-        self.ledger = LEDGER
+    entries: dict[tuple[str, str], Any] = field(repr=False)
+    live_check: int
+    seed: int
+    header: dict[str, Any]
+    live_check_seconds: float = float("inf")
+    ledger: Ledger = field(default_factory=lambda: LEDGER, repr=False)  # one per process, shared
 
     @classmethod
     def empty(cls) -> ShippedResults:

@@ -15,6 +15,7 @@ import tempfile
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +113,6 @@ class SavedBM25Retriever(BM25Retriever):
     ) -> None:  # fmt: skip
         self.store, self.index, self.saved_rows = store, index, list(rows)
         self.tokenizer, self.k1, self.b = tokenizer, k1, b
-        self._chunks: list[Hit] | None = None
-        self._documents: list[list[str]] | None = None
         self._remembered: OrderedDict[tuple[Callable[..., Any], tuple[str, ...]], np.ndarray] = OrderedDict()
 
     @property
@@ -123,18 +122,16 @@ class SavedBM25Retriever(BM25Retriever):
     @property
     def chunks(self) -> list[Hit]:  # type: ignore[override]
         """Every chunk, in index order (read from the store on first use)."""
-        if self._chunks is None:
-            self._read_chunks()
-        return self._chunks  # type: ignore[return-value]
+        return self._stored[0]
 
     @property
     def documents(self) -> list[list[str]]:  # type: ignore[override]
         """Every chunk's tokens, in index order (what a student's bm25 function scores; read on first use)."""
-        if self._documents is None:
-            self._read_chunks()
-        return self._documents  # type: ignore[return-value]
+        return self._stored[1]
 
-    def _read_chunks(self) -> None:
+    @cached_property
+    def _stored(self) -> tuple[list[Hit], list[list[str]]]:
+        """Every chunk and its tokens, in index order, read from the store."""
         chunks, texts = stored_chunks(self.store)
         row_of = {chunk.node_id: i for i, chunk in enumerate(chunks)}
         if any(row["id"] not in row_of for row in self.saved_rows):
@@ -143,15 +140,14 @@ class SavedBM25Retriever(BM25Retriever):
                 "retriever again (run the cell that makes it) to read the new chunks"
             )
         order = [row_of[row["id"]] for row in self.saved_rows]
-        self._chunks = [chunks[i] for i in order]
-        self._documents = [self.tokenizer(texts[i]) for i in order]
+        return [chunks[i] for i in order], [self.tokenizer(texts[i]) for i in order]
 
     def matching(self, filters: Filters) -> list[bool]:
         return [matches(row, filters) for row in self.saved_rows]
 
     def rows(self, rows: Sequence[int]) -> list[Hit | None]:
-        if self._chunks is not None:
-            return [self._chunks[i] for i in rows]
+        if "_stored" in self.__dict__:  # the chunks were read already
+            return [self.chunks[i] for i in rows]
         ids = [self.saved_rows[i]["id"] for i in rows]
         found = {str(hit.node_id): hit for hit in self.store.chunks_by_id(ids)}
         return [found.get(point_id) for point_id in ids]  # None: removed by another kernel since this one loaded
