@@ -1,14 +1,8 @@
 """One `Settings` object for the whole kit, in sections: defaults, then `kit.toml`, then environment variables.
 
-`Settings` holds the run-wide `profile` and `seed` and one frozen section per concern (`paths`, `embedding`, `llm`,
-`store`, `chunking`, `retrieval`, `rerank`, `query`, `generation`), each checking its own values. Code reads a value
-through its section; users write a key's flat name:
+    >>> settings.replace(top_k=6).retrieval.top_k   # flat key names go to their sections, checked again
 
-    >>> settings.retrieval.top_k
-    >>> settings.replace(top_k=6, embed_backend="local")    # flat names go to their sections, checked again
-
-Environment variables are only for what a deployment sets (`ENVIRONMENT`); every other key goes in kit.toml or
-code. Every default lives here; why each was chosen is in `docs/decisions.md`. `show()` prints it all, secrets hidden.
+Only what a deployment sets is read from the environment (`ENVIRONMENT`); why each default: `docs/decisions.md`.
 What it leaves out: building anything from the settings; it imports no other helpers module.
 """
 

@@ -1,12 +1,8 @@
-"""The whole of RAG on one screen: embed, cosine top-k, a numbered prompt, the LLM, citations.
+"""The whole of RAG on one screen (notebook 00): embed, cosine top-k, a numbered prompt, the LLM, citations.
 
-    >>> rag = TinyRAG(chunks, Embedder(settings), make_llm(settings))
-    >>> reply = rag.ask("What is the application fee for the MS program?")
-    >>> reply.text, reply.cited            # ('$90 [1]', [1])
+    >>> TinyRAG(chunks, Embedder(settings), make_llm(settings)).ask("What is the application fee?").text  # '$90 [1]'
 
-Notebook 00 walks through it line by line; each later notebook upgrades one part, and `RAGPipeline` is the same
-loop with every part upgraded. What it leaves out: everything `RAGPipeline` adds (a vector store, BM25 and hybrid
-fusion, a token budget, refusal, the guard, reranking, streaming, caching).
+What it leaves out: everything `RAGPipeline` adds (store, BM25, budget, refusal, guard, reranking, caching).
 """
 
 from __future__ import annotations

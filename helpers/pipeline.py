@@ -1,8 +1,6 @@
 """`RAGPipeline`: the whole path in one small readable class, wiring the stages from one `Settings`.
 
-`ingest`: documents → chunks → embeddings → Qdrant. `ask`: `check` (the input guard) → `retrieve` (the top-k
-hits) → `generate` (budgeted numbered prompt, LLM, citations) → `Answer`; the app and every evaluation ask through
-these steps. No stage imports this module: `make_retriever(name)` hands a stage's factory the parts it uses.
+`ingest`: documents → chunks → embeddings → Qdrant; `ask`: `check` → `retrieve` → `generate` → `Answer`.
 What it leaves out: evaluation, the app and other corpora (`helpers.evaluation`, `helpers.app`, `helpers.byod`).
 """
 

@@ -1,9 +1,7 @@
 """Generation: the grounded prompt, context under a token budget, citations, refusal, guard, scores.
 
     >>> answer = generate_answer(question, hits, make_llm(settings))   # or RAGPipeline().ask(question)
-    >>> answer.text, answer.citations, answer.status
 
-One file per idea: `prompts.py`, `budget.py`, `fewshot.py`, `guard.py`, `answer.py` (hits → `Answer`), `scores.py`.
 What it leaves out: retrieval (`helpers.retrieval`), the LLM clients (`helpers.llm`) and LLM-judged metrics.
 """
 

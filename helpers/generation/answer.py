@@ -1,9 +1,7 @@
-"""From retrieved hits to an `Answer`: refusal fallback, budgeted prompt, LLM call, clean-up, citations.
+"""From retrieved hits to an `Answer`: passage guard, refusal fallback, budgeted prompt, LLM, clean-up, citations.
 
-    hits → orders in passages dropped or fenced (`passage_guard`) → best similarity below the threshold? → fixed
-    refusal ("no_context") → budgeted numbered prompt → LLM → sign-offs stripped → a refusal or a repeated fenced
-    order? → clean refusal ("refused") → [n] mapped back to source, page, section and chunk ("answered")
-The input guard runs before retrieval (`RAGPipeline.ask`); a blocked question is "rejected".
+Statuses: "no_context" (best similarity below the threshold: no LLM call), "refused", "answered" (each [n] mapped
+back to its chunk), and "rejected" (the input guard, in `RAGPipeline.ask`).
 What it leaves out: retrieval, and checking that a cited passage supports the claim (notebook 07 measures it).
 """
 
@@ -105,12 +103,6 @@ class Answer:
     def refused(self) -> bool:
         """Whether the answer declines (the model said so, or retrieval found nothing close enough)."""
         return self.status in ("refused", "no_context")
-
-    @property
-    def tokens_per_second(self) -> float:
-        """Answer tokens per second of generation."""
-        seconds = self.timings.get("generate", 0.0)
-        return self.completion_tokens / seconds if seconds else 0.0
 
     def __str__(self) -> str:
         cited = {c.number for c in self.citations}

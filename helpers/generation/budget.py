@@ -1,9 +1,8 @@
 """Context assembly under a token budget (the UChicago assistant's split: system, context, question, answer, buffer).
 
-The answer's room is reserved first; the context gets what the system prompt, examples and question leave, capped
-by its own share. Passages are fitted best first (the slot "budget"): whole while they fit, then the first that
-does not is cut at a word (" …") if a useful piece fits, and the rest dropped. Tokens: tiktoken cl100k_base; the
-buffer absorbs the model's own tokenizer. What it leaves out: summarising chunks to fit.
+Passages are fitted best first (the slot "budget"): whole while they fit, then the first that does not is cut at a
+word (" …") if a useful piece fits. Tokens are tiktoken cl100k_base's; the buffer absorbs the model's own.
+What it leaves out: summarising chunks to fit.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Few-shot example selection by similarity (the CMU/LTI system's), with the fix its authors suggest.
-
-Their similar QA pairs had no context and brought no gain; here every example carries its evidence passages. The
-pool is the dev split's answerable questions, a question's own example left out; the fixed refusal example stays
-first. What it leaves out: a pool of examples written for your own documents.
+"""Few-shot example selection by similarity (the CMU/LTI system's), each example with its evidence passages (the
+fix its authors suggest); the pool is the dev split's answerable questions, a question's own example left out.
+What it leaves out: a pool of examples written for your own documents.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """The input guard (prompt injection) and the output clean-up (the TUM chatbot's), both plain regular expressions.
 
-Input: each sentence of a question is checked against named `RULES` (an *order to the assistant*, not a word:
-"Ignore your rules" is cut, "Can I ignore the prerequisite?" is a question). A question that is all injection is
-blocked with a message naming what was cut and why; a real question keeps its clean sentences. Output: sign-offs
-and redirects away from the documents are removed.
-
-Passages are data, never orders: `screen_passage` flags a chunk sentence by sentence against `PASSAGE_RULES`, so
-ingestion can report it and generation keep it out of the prompt (`screen_hits`); `echoed_order` catches an answer
-that repeats a fenced order; `question_language` names a language the English-only embedder cannot read.
+`check_input` cuts each sentence that orders the assistant (`RULES`) and blocks a question with nothing else left;
+`clean_output` drops sign-offs and redirects. Passages are data: `screen_passage` flags a chunk that addresses the
+assistant (`PASSAGE_RULES`), `screen_hits` keeps it out of the prompt, `echoed_order` catches an answer obeying it.
 What it leaves out: a learned classifier; a false fact stated like an ordinary sentence is data no rule can catch.
 """
 

@@ -1,7 +1,6 @@
-"""The prompt: grounding rules as a system prompt, a user template, worked examples, and two answer modes.
-
-The system prompt and fixed examples come first, so llama.cpp serves them from its KV cache. Modes: "sentence"
-(the app's: one or two sentences with numbered citations, or the refusal) and "short" (SQuAD-style EM/F1: a phrase).
+"""The prompt: grounding rules as a system prompt, a user template, worked examples, and two answer modes:
+"sentence" (one or two sentences with numbered citations) and "short" (a phrase, for SQuAD-style EM/F1). The fixed
+parts come first, so llama.cpp serves them from its KV cache.
 What it leaves out: chat history in the prompt (follow-ups are rewritten before retrieval, notebook 06).
 """
 

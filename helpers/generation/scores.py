@@ -1,8 +1,7 @@
 """Scoring answers on gold questions: EM/F1, refusals, injections, citation precision, speed.
 
-A gold question is answerable (EM/F1 without [n] markers), unanswerable (should be refused), a pure injection
-(should be rejected) or mixed (should be answered). Citation precision: the share of cited chunks that support an
-evidence quote. Latency: generation time of the answers that called the model (a cached one keeps its real time).
+Answerable questions are scored by EM/F1, unanswerable ones should be refused, pure injections rejected, mixed ones
+answered; citation precision is the share of cited chunks that support an evidence quote.
 What it leaves out: LLM-judged faithfulness and relevancy (`helpers.evaluation`).
 """
 

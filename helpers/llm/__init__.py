@@ -1,11 +1,7 @@
-"""The language model, at the bottom of the package: every stage that asks an LLM takes it from here.
-
-    >>> llm = make_llm(settings)               # local GGUF (llama-cpp-python), or an OpenAI-compatible endpoint
-    >>> llm.chat([{"role": "user", "content": "Hi"}], max_tokens=8).text
+"""The language model, at the bottom of the package: every stage that asks an LLM takes it from `make_llm`.
 
 `client.py` (the clients), `cache.py` (the one cache of outputs), `shipped.py` (the answers shipped with the course,
-checked live), `server.py` (the kit's GGUF behind llama.cpp's OpenAI-compatible server).
-What it leaves out: prompts and answers (`helpers.generation`).
+checked live), `server.py` (the kit's GGUF behind llama.cpp's server). What it leaves out: prompts and answers.
 """
 
 from __future__ import annotations

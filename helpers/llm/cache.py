@@ -1,11 +1,7 @@
-"""The kit's one cache of language-model outputs: the same model given the same prompt answers from disk.
-
-Every LLM output is slow on a CPU and deterministic at temperature 0, so each is kept as JSON in one SQLite file
-under `settings.paths.cache_dir`, by namespace and key (a sha256 of the model, the settings and every message: a
-changed prompt is a new key). The shipped answers of the namespace are asked first (`shipped.py`). Stored timings
-are the real call's. `DiskCache` is the storage; `CachedLLM` wraps a built `LLM` ("answers"); `CachedCompleter`
-gives short replies ("outputs"), building the model only on the first miss.
-What it leaves out: eviction (delete the file to start over).
+"""The kit's one cache of LLM outputs: the same model given the same prompt answers from disk (deterministic at
+temperature 0). One SQLite file, by namespace and key (a sha256 of the model, the settings and every message), behind
+the shipped answers; the stored timings are the real call's. `CachedLLM` wraps a model, `CachedCompleter` builds one
+only on its first miss. What it leaves out: eviction (delete the file to start over).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """LLM clients behind one small interface: chat messages in, text (or a stream of text pieces) out.
 
-`LocalLLM` runs the packaged GGUF model in-process with llama-cpp-python (the default, offline);
-`OpenAICompatibleLLM` talks to any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a llama.cpp server)
-when `OPENAI_BASE_URL` / `OPENAI_API_KEY` / `OPENAI_MODEL` are set. Temperature 0 and a fixed seed by
-default, so a re-run gives the same answer. What it leaves out: tool calls, logprobs, batching.
+`LocalLLM` runs the packaged GGUF in-process with llama-cpp-python (offline); `OpenAICompatibleLLM` talks to any
+OpenAI-compatible endpoint (`OPENAI_BASE_URL`). Temperature 0 and a fixed seed: a re-run gives the same answer.
+What it leaves out: tool calls, logprobs, batching.
 """
 
 from __future__ import annotations
@@ -35,11 +34,6 @@ class Completion:
     completion_tokens: int
     seconds: float
     cached: bool = False
-
-    @property
-    def tokens_per_second(self) -> float:
-        """Generation speed (completion tokens over the whole call)."""
-        return self.completion_tokens / self.seconds if self.seconds else 0.0
 
 
 class LLM(Protocol):

@@ -1,13 +1,8 @@
-"""The kit's GGUF behind llama.cpp's OpenAI-compatible server (`python -m llama_cpp.server`).
+"""The kit's GGUF behind llama.cpp's OpenAI-compatible server, for the RAGAS judge and `python -m helpers serve`.
 
-Used by the RAGAS judge (127.0.0.1, a free port) and by `python -m helpers serve` (a reader for a whole class).
-
-    >>> server = LlamaServer(settings)                      # waits until it answers
-    >>> server.base_url                                     # 'http://127.0.0.1:41234/v1'
-
-llama_cpp.server answers one request at a time, so `threads` defaults to every usable core; `interrupt_requests`
-is off (else a class's streamed answers end early). The log goes to a file; on Linux the server gets SIGTERM when
-its parent dies. What it leaves out: talking to the server (`OpenAICompatibleLLM`), other servers (vLLM, Ollama).
+It answers one request at a time, so `threads` defaults to every usable core, and `interrupt_requests` is off (else
+a class's streamed answers end early); on Linux it gets SIGTERM when its parent dies.
+What it leaves out: talking to the server (`OpenAICompatibleLLM`), other servers (vLLM, Ollama).
 """
 
 from __future__ import annotations

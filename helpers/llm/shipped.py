@@ -1,15 +1,6 @@
-"""Shipped answers: the reader's outputs for the course's own questions, verified live on a seeded sample.
-
-On two cores the course's thousands of LLM calls take hours, so `course_data/answers/<model>.jsonl.gz` ships every
-prompt the notebooks (full profile, the 1.5B reader) and the tests (`ci`, the 0.5B) send: its cache key and the
-model's output. A file is used only when its header names the sha256 of the configured model file.
-Each kernel recomputes a seeded sample of the entries it uses (`live_check`, fewer once `live_check_seconds` are
-spent, never none); a difference (llama.cpp rounds differently on another CPU) is counted and the live output used.
-`KIT_SHIPPED_ANSWERS=0` recomputes everything.
-
-    >>> shipped_results(settings).resolve("answers", key, compute=lambda: ask_the_model())
-    >>> print(shipped_report())            # "412 outputs from the shipped answers; 10 recomputed live: 10 identical"
-
+"""Shipped answers: the reader's outputs for the course's own prompts (`course_data/answers/<model>.jsonl.gz`, used
+only when its header names the configured model file's sha256), so two cores need not spend hours recomputing them.
+Each kernel recomputes a seeded sample (`live_check`); a difference is counted and the live output used.
 What it leaves out: entries the notebooks do not ask for (a student's own questions go to the user cache).
 """
 

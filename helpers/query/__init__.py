@@ -1,9 +1,7 @@
 """Query rewriting before retrieval: LLM multi-query (the CMU/LTI system's) and follow-up rewriting (the TUM chatbot's).
 
-    >>> retriever = MultiQueryRetriever(pipeline.make_retriever("hybrid"), CachedCompleter.from_pipeline(pipeline))
     >>> FollowUpRewriter("keywords").query(question)   # "What about on MLE? big ADSc capstone teams"
 
-`multi_query.py` paraphrases and merges, `followup.py` makes a follow-up standalone; LLM outputs are cached on disk.
 What it leaves out: reranking (helpers.rerank).
 """
 

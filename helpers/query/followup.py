@@ -1,8 +1,5 @@
-"""Follow-up rewriting: turn "What about on MLE?" plus the chat so far into a query that stands alone.
-
-`keyword_rewrite` (the TUM chatbot's) appends the salient words of the earlier *user* turns, no model;
-`llm_rewrite` has the LLM write one standalone question (cached on disk). `FollowUpRewriter` applies either to a
-gold `Question` (its `.history` holds the earlier turns).
+"""Follow-up rewriting: turn "What about on MLE?" plus the chat so far into a query that stands alone, by keywords
+of the earlier *user* turns (the TUM chatbot's) or by the LLM.
 What it leaves out: assistant turns in the keyword heuristic (more noise than topic), and deciding *whether* a
 question is a follow-up (a standalone question simply gains a few words).
 """

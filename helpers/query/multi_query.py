@@ -1,7 +1,5 @@
-"""Multi-query retrieval (the CMU/LTI system's best set-up): the LLM writes paraphrases, every version is searched.
-
-The LLM rewrites the question 3 ways (cached on disk); the retriever is asked with all 4 versions; the rankings are
-merged round-robin, each chunk once; a reranker, if given, re-scores the merged candidates against the original.
+"""Multi-query retrieval (the CMU/LTI system's best set-up): the LLM writes paraphrases, every version is searched,
+the rankings merged round-robin (each chunk once), and a reranker, if given, re-scores against the original.
 What it leaves out: query decomposition, and weighting the versions (a bad paraphrase counts as much as a good one).
 """
 

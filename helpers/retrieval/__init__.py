@@ -1,12 +1,7 @@
 """Retrieval: dense, BM25 and hybrid retrievers behind one interface, plus the steps around them.
 
-    >>> retriever = pipeline.make_retriever("hybrid", alpha=0.6)   # make_retriever with the pipeline's parts
-    >>> hits = retriever.retrieve("When is the ADS 530 exam?", k=5, filters={"doc_type": "pdf"})
-    >>> hits[0].scores   # {"dense": 0.61, "sparse": 14.2, "fused": 0.93}
+    >>> hits = pipeline.make_retriever("hybrid", alpha=0.6).retrieve("When is the ADS 530 exam?", k=5)
 
-One file per retriever: `dense.py`, `bm25.py` (+ `bm25_file.py`, its index saved beside a local-mode collection),
-`hybrid.py`, `store_hybrid.py` (BM25 and hybrid inside Qdrant). Wrappers add a step around any of them:
-`Expanded`, `PostProcessed`, `Windowed`, `PeriodAware`. Filters are plain dicts (metadata_match.py).
 What it leaves out: reranking, multi-query and follow-up rewriting (notebook 06).
 """
 

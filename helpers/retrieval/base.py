@@ -1,7 +1,6 @@
 """What every retriever shares: the `Retriever` protocol, `Memoized`, `stored_chunks` and `copy_hit`.
 
-A retriever turns a query into `Hit`s, best first, each with one score per stage that saw it ("dense", "sparse",
-"fused", "rerank"). `stored_chunks` reads every chunk back from the store, so BM25 indexes what the dense index holds.
+A retriever returns `Hit`s, best first, each with one score per stage that saw it ("dense", "sparse", "fused" …).
 What it leaves out: the retrievers themselves (one file each) and any answer generation.
 """
 

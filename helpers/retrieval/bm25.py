@@ -1,9 +1,7 @@
 """BM25 keyword retrieval with bm25s, over exactly the chunks the Qdrant store holds (`scores["sparse"]`, ≥ 0).
 
-The tokenizer is what matters for this corpus: lower-case words, stop words dropped, every course or room code
-("ADS 530", "ADS-698A") also one joined token ("ads530"), joined words ("S/U", "full-time") whole and as parts.
-`stemmed_tokenize` (the default) also strips plurals. `bm25_scores` is the formula in plain Python (the slot
-"bm25"); bm25s is the fast path until a student's function is `use`d.
+The tokenizer keeps each course or room code ("ADS 530") also as one token ("ads530") and joined words ("S/U")
+whole and as parts; `stemmed_tokenize` (the default) strips plurals. `bm25_scores` is the slot "bm25".
 What it leaves out: full stemming, synonyms (expansion.py) and incremental updates (new text means a refit).
 """
 

@@ -1,10 +1,8 @@
 """A fitted BM25 index saved beside a local-mode collection, so a kernel starts BM25 without reading every chunk.
 
-`SavedBM25` writes the bm25s index, each row's point id and filterable payload under
-`<folder>/kit_bm25/<collection>/<tokenizer>-k1-b/<points_version>/`; a kernel loads it (memory-mapped) while the
-collection keeps that version and point count, and reads from Qdrant only the chunks a query returns.
-What it leaves out: a server or qdrant-edge (BM25 ranks inside Qdrant there), `:memory:` collections, tokenizers
-other than the kit's named ones, and a write by another client that changes neither count nor version.
+`SavedBM25` keeps the bm25s index and each row's point id and filterable payload per `points_version`; a kernel
+loads it while the collection keeps that version and point count, and reads from Qdrant only the hits' chunks.
+What it leaves out: servers and qdrant-edge (BM25 ranks in Qdrant there), `:memory:`, other tokenizers.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Dense retrieval: embed the query, ask Qdrant for the nearest chunks by cosine similarity (`scores["dense"]`).
-
-Once a student's cosine top-k fills the "top_k" slot, it ranks the collection's own vectors instead of Qdrant.
-What it leaves out: keyword matching — a rare code such as "ADS 530" is only as close as its neighbours in
-embedding space, which is why BM25 and hybrid search exist (bm25.py, hybrid.py).
+"""Dense retrieval: embed the query, ask Qdrant for the nearest chunks by cosine similarity (`scores["dense"]`);
+a student's "top_k" slot ranks the collection's own vectors instead.
+What it leaves out: keyword matching (a rare code such as "ADS 530"): BM25 and hybrid search (bm25.py, hybrid.py).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Rule-based query expansion: add the official term when a question uses the everyday one.
 
-`course_data/synonyms.csv` (columns `phrase,adds`) pairs "final project" with "Capstone Studio", "pass/fail" with
-"S/U" …; a question containing a phrase (whole words, any case) gets the official words appended. `Expanded` wraps
-any retriever. What it leaves out: learned or LLM-written expansions (notebook 06) and stemming.
+`course_data/synonyms.csv` (`phrase,adds`: "pass/fail" adds "S/U") is applied to whole words, any case; `Expanded`
+wraps any retriever. What it leaves out: learned or LLM-written expansions (notebook 06) and stemming.
 """
 
 from __future__ import annotations

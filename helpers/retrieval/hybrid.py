@@ -1,9 +1,7 @@
-"""Hybrid retrieval: ask a dense and a keyword retriever, then fuse their two rankings into one.
+"""Hybrid retrieval: ask a dense and a keyword retriever (`pool` candidates each), fuse the two rankings into one.
 
-Two fusions (each hit keeps its "dense" and "sparse" scores and gains "fused"): the weighted sum (the TUM chatbot's)
-`alpha * min-max(dense) + (1 - alpha) * min-max(sparse)`, 0 where a list lacks the chunk; or reciprocal rank fusion,
-the sum of `1 / (rrf_k + rank)` (rank from 1). Each side returns `pool` candidates (more than k). The arithmetic is
-the slots "fusion" and "rrf" (`min_max_fusion`, `rrf_scores`); `weighted_fusion` and `rrf_fusion` rank the hits.
+Weighted sum (the TUM chatbot's): `alpha * min-max(dense) + (1 - alpha) * min-max(sparse)`; or reciprocal rank
+fusion: the sum of `1 / (rrf_k + rank)`. The arithmetic is the slots "fusion" and "rrf".
 What it leaves out: fusion inside Qdrant (store_hybrid.py).
 """
 

@@ -1,8 +1,6 @@
-"""Metadata filters for every retriever: the same plain dict the store takes, checked in Python for BM25.
-
-`{"doc_type": "email", "sender": "whitcombe"}`: every key must hold; a list means any of these values; `Not([...])`
-none of them. Keyword fields match exactly (a list field when any value does); text fields when every word of the
-value is a word of the field, any order and case — as Qdrant does.
+"""Metadata filters for every retriever: the plain dict the store takes (`{"doc_type": ["pdf", "html"]}`), checked
+in Python for BM25 exactly as Qdrant does: every key must hold, a list means any value, `Not([...])` none of them;
+keyword fields match exactly, text fields when every word of the value is a word of the field.
 What it leaves out: ranges (dates, pages) and OR across keys.
 """
 

@@ -1,7 +1,6 @@
 """Post-processing a ranking (the UChicago assistant's, the TUM chatbot's): over-fetch, dedupe by source, threshold.
 
-`PostProcessed` fetches k × `fetch_multiplier`, keeps the best chunk per source (`dedupe_by_source`), drops hits
-below a score (`above_threshold`: `hit.score`, the last stage's; little meaning for BM25 or RRF), then cuts to k.
+The threshold compares `hit.score`, the last stage's: it means little for BM25 (unbounded) or RRF.
 What it leaves out: reranking (notebook 06) and merging neighbouring chunks of the same source.
 """
 

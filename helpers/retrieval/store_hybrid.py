@@ -1,10 +1,6 @@
-"""Hybrid search inside Qdrant (`bm25_backend = "store"`): dense and BM25 candidates come from the store.
-
-Each chunk keeps a BM25 sparse vector beside its dense one, so no kernel reads every chunk to fit bm25s. A query
-is sent as its embedding and BM25 vector: `fusion="weighted"` gets both candidate lists in one batch and fuses them
-with the kit's min-max fusion; `fusion="rrf"` is one Query API call fused by Qdrant (asked with k = rrf_k + 1, as
-Qdrant counts ranks from 0), each hit's "dense" cosine computed from its vector. `store_problem` says why a
-collection cannot serve this; a student's `bm25`, `top_k` or `rrf` function runs in the kernel (`kernel()`).
+"""Hybrid search inside Qdrant (`bm25_backend = "store"`): each chunk keeps a BM25 sparse vector beside its dense
+one, so dense and BM25 candidates come from the store: "weighted" fuses both lists with the kit's fusion, "rrf" is
+one Query API call fused by Qdrant. A student's own `bm25`, `top_k` or `rrf` runs in the kernel (`kernel()`).
 What it leaves out: DBSF and formula queries, and the steps around a retriever (`helpers.retrieval`).
 """
 

@@ -1,8 +1,7 @@
 """Small-to-big: match on chunks, hand the reader each hit with its neighbouring chunks (sentence windows).
 
-`Windowed` grows each hit by `window` chunks on each side within its document, joined without the chunker's
-overlap, and merges the hits of one document whose windows touch into one passage. `drop_near_duplicates` removes
-a passage whose words mostly repeat a better-ranked one. Compare set-ups at equal prompt tokens, not equal k.
+`Windowed` widens each hit by `window` chunks a side, merges hits whose windows touch, and drops near-copies
+(`drop_near_duplicates`). Compare set-ups at equal prompt tokens, not equal k.
 What it leaves out: windows across documents (each PDF page is one) and windows in characters.
 """
 
