@@ -267,10 +267,7 @@ class GenerationSettings:
 
 @dataclass(frozen=True, init=False)
 class Settings:
-    """The kit's configuration: `profile`, `seed` and one section per concern (see `load_settings`).
-
-    `Settings(top_k=6)` takes flat field names, whole sections (`retrieval=RetrievalSettings(...)`) or both.
-    """
+    """The kit's configuration: `profile`, `seed` and one section per concern; takes flat names or sections."""
 
     profile: str = "full"  # "full": every question; "ci": the small seeded subsets the tests run
     seed: int = 0  # every random choice of a run: LLM sampling, question subsets, training

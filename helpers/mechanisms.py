@@ -64,8 +64,7 @@ def use(slot: str, function: Callable[..., Any], quiet: bool = False) -> None:
 
 @contextmanager
 def kits_own(enabled: bool = True, slots: tuple[str, ...] = tuple(SLOTS)) -> Iterator[None]:
-    """Inside the block `slots` (default: all) run the kit's own functions, in this thread only: mine against the
-    kit's, or a score every student is measured by alike."""
+    """Inside the block `slots` (default: all) run the kit's own functions, in this thread only."""
     token = _kit_only.set(_kit_only.get() | set(slots)) if enabled else None
     try:
         yield
@@ -186,8 +185,7 @@ def _literal(value: object) -> bool:
 
 
 class CannotKeep(ValueError):
-    """A function whose file would not run on its own: a lambda, a closure, or one that uses a notebook object
-    that is neither a module, a short constant, a plain function of the notebook nor an importable name."""
+    """A function whose file would not run on its own (a lambda, a closure, a notebook object it uses)."""
 
 
 def _needs(function: Callable[..., Any]) -> tuple[list[str], list[Callable[..., Any]]]:
@@ -324,8 +322,10 @@ def load_mine(folder: Path | None = None, quiet: bool = False) -> dict[str, str]
                 continue
             missing = sorted(n for n in _names_in(function) if n not in scope and not hasattr(builtins, n))
             if missing:
-                print(f"{slot}: your {function.__name__} uses {', '.join(missing)}, which {MY_RAG} does not define; "
-                      "the kit's own runs (define it in the file, or pass the exercise again)")
+                print(
+                    f"{slot}: your {function.__name__} uses {', '.join(missing)}, which {MY_RAG} does not define; "
+                    "the kit's own runs (define it in the file, or pass the exercise again)"
+                )
                 continue
             use(slot, function, quiet=True)
             loaded[slot] = function.__name__

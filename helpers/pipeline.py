@@ -143,8 +143,7 @@ class RAGPipeline:
         return make_llm(self.settings)
 
     def ingest(self, folder: Path | None = None, progress: bool = True) -> IngestReport:
-        """Parse, chunk, embed and upsert every file of `folder` (default: the course corpus); then remove the chunks
-        of files no longer in the folder (`gone_sources`: a file still there but unreadable keeps its chunks)."""
+        """Parse, chunk, embed and upsert every file of `folder` (default: the course corpus), then `gone_sources`."""
         from helpers.parsing import parse_folder
 
         start = time.perf_counter()

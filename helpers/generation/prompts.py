@@ -128,10 +128,7 @@ def user_message(
     passages: Sequence[str], question: str, mode: str = "sentence", style: str = DEFAULT_STYLE,
     template: str = USER_TEMPLATE,
 ) -> str:  # fmt: skip
-    """The user turn: numbered context, the question, and the mode's instruction.
-
-    `template` has the fields {context}, {question} and {instruction}; the kit's own runs the "prompt" slot.
-    """
+    """The user turn: `template` ({context}, {question}, {instruction}; the kit's own runs the "prompt" slot)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if style not in SHORT_STYLES:

@@ -73,12 +73,8 @@ class LocalLLM:
         self._anchors: dict[str, Any] = {}  # the messages before the last -> the KV state after them
 
     def _start_from_anchor(self, messages: list[dict[str, str]]) -> None:
-        """Put the KV cache in the same state before every prompt, so an answer depends on its prompt alone.
-
-        llama.cpp reuses the longest prefix it evaluated last, and other batch shapes can round the logits
-        differently and flip a greedy token. So each prompt starts from the state after all its messages but the
-        last, computed once from an empty cache and kept; a lone message starts from empty.
-        """
+        """Start every prompt from the KV state after all its messages but the last (computed once from an empty
+        cache), so an answer depends on its prompt alone: other batch shapes can flip a greedy token."""
         import numpy as np
 
         anchor = messages[:-1]
@@ -160,11 +156,8 @@ class LocalLLM:
 
 
 class OpenAICompatibleLLM:
-    """Any OpenAI-compatible chat endpoint, through the `openai` package.
-
-    The client retries connection errors, timeouts, 408, 409, 429 and 5xx `llm_max_retries` times with backoff;
-    every failure becomes an `LLMError` that says what to try and never contains the key.
-    """
+    """Any OpenAI-compatible chat endpoint (the `openai` client retries with backoff); every failure becomes an
+    `LLMError` that says what to try and never contains the key."""
 
     def __init__(self, settings: Settings) -> None:
         from openai import OpenAI

@@ -41,8 +41,7 @@ TUNING = {"alpha": "hybrid_alpha", "rrf_k": "rrf_k", "pool": "hybrid_pool"}  # a
 def _base(
     name: str, store: KitStore, embedder: Embedder, settings: RetrievalSettings, params: dict[str, Any]
 ) -> Retriever:
-    """The retriever `name` alone: BM25 inside Qdrant when so configured and the collection can (and no side is
-    handed in to reuse), else bm25s fitted here (or saved beside the collection)."""
+    """The retriever `name` alone: BM25 inside Qdrant when configured and possible, else bm25s in this kernel."""
     tokenizer, fusion = TOKENIZERS[settings.bm25_tokenizer], FUSION_OF.get(name, "")
     tuning = {key: params.get(key, getattr(settings, field)) for key, field in TUNING.items()}
     if name != "dense" and bm25_in_store(settings.bm25_backend, store.client) and not {"bm25", "dense"} & set(params):

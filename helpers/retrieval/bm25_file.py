@@ -52,15 +52,13 @@ class SavedBM25:
     def beside(
         cls, store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize, k1: float = 1.5, b: float = 0.75
     ) -> SavedBM25 | None:
-        """The saved index for this store and these parameters; None where none can be kept (not local mode on a
-        folder, or not one of the kit's named tokenizers)."""
+        """The saved index for this store and these parameters; None where none can be kept."""
         folder = local_folder(store)
         name = next((name for name, function in TOKENIZERS.items() if function is tokenizer), None)
         return cls(store, folder, name, k1, b) if folder is not None and name is not None else None
 
     def save(self, retriever: BM25Retriever) -> None:
-        """Write a retriever fitted on every chunk of the store, under the collection's current version (a fresh
-        version is recorded first if the collection has none). Older versions are removed."""
+        """Write a retriever fitted on every chunk under the collection's current version; older ones are removed."""
         version = self.store.points_version() or self.store.new_points_version()
         target = self.folder / version
         if (target / COUNT).exists():  # another kernel saved this version already
@@ -102,8 +100,7 @@ class SavedBM25:
 
 
 class SavedBM25Retriever(BM25Retriever):
-    """BM25 from a saved index: scores from the index, filters on the saved payloads, the hits read from Qdrant by
-    id. The chunks and their tokens are read from the store only if asked for (a student's bm25 function)."""
+    """BM25 from a saved index and payloads, the hits read from Qdrant by id (every chunk only if asked for)."""
 
     def __init__(
         self, store: KitStore, index: bm25s.BM25 | None, rows: Sequence[dict[str, Any]],
@@ -154,8 +151,7 @@ class SavedBM25Retriever(BM25Retriever):
 def bm25_for_store(
     store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize, k1: float = 1.5, b: float = 0.75
 ) -> BM25Retriever:
-    """BM25 over every chunk of the store: the saved index while it still describes the points, else bm25s fitted
-    on every chunk (and saved for the next kernel)."""
+    """BM25 over every chunk of the store: the saved index while current, else bm25s fitted (and saved)."""
     saved = SavedBM25.beside(store, tokenizer, k1, b)
     loaded = saved.load() if saved else None
     return loaded if loaded is not None else _fit_and_save(store, saved, tokenizer, k1, b)

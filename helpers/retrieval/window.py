@@ -58,8 +58,7 @@ class Neighbours:
 
 
 class StoreNeighbours:
-    """The text around a hit, asked of the collection one source file at a time: for BM25 inside Qdrant, where
-    the kernel holds no chunk. A source's chunks are kept once asked (the `max_sources` most recent)."""
+    """The text around a hit, asked of the collection one source file at a time (the `max_sources` latest kept)."""
 
     def __init__(self, store: KitStore, max_sources: int = 64) -> None:
         self.store, self.max_sources = store, max_sources
@@ -132,8 +131,7 @@ def shingles(text: str) -> set[tuple[str, ...]]:
 
 
 def drop_near_duplicates(hits: Sequence[Hit], threshold: float) -> list[Hit]:
-    """The hits in order, without one whose word shingles are ≥ `threshold` contained in a better-ranked hit's
-    (containment, not Jaccard: a longer passage that contains a shorter one is kept)."""
+    """The hits in order, without one whose word shingles are ≥ `threshold` contained in a better-ranked hit's."""
     kept: list[tuple[Hit, set[tuple[str, ...]]]] = []
     for hit in hits:
         words = shingles(hit.text)
@@ -166,8 +164,7 @@ class Windowed:
         return f"Windowed({self.retriever!r}; ±{self.window} chunks, copies ≥ {self.near_duplicate})"
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
-        """The inner retriever's top k, each widened; with `near_duplicate`, k × `fetch_multiplier` are fetched and
-        copies dropped before the cut to k and again after widening."""
+        """The inner retriever's top k without near-copies (over-fetched), each widened; copies dropped again."""
         if not self.near_duplicate:
             hits = self.retriever.retrieve(query, k, filters)
         else:
