@@ -43,9 +43,8 @@ STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is uns
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")
 
-# What a deployment sets, by environment variable: the run profile, the folders, the models and their
-# endpoints and keys, the store. Every other key (a stage's choice or an experiment's switch) is set in kit.toml
-# or in code, so a stray variable cannot change a measurement.
+# What a deployment sets, by environment variable (profile, folders, models, endpoints and keys, the store); every
+# other key is set in kit.toml or in code, so a stray variable cannot change a measurement.
 ENVIRONMENT = {
     "profile": "KIT_PROFILE",
     "data_dir": "KIT_DATA_DIR",
@@ -203,11 +202,8 @@ class RetrievalSettings:
     fetch_multiplier: int = 3
     similarity_threshold: float = 0.0  # drop hits whose final score is below this (0 keeps every hit)
     context_window: int = 0  # chunks added on each side of a hit for the reader (small-to-big); 0 = the hit alone
-    near_duplicate: float = 0.8  # drop a passage whose words are this share of a better one's, from the over-fetched
-    # top_k × fetch_multiplier (0 = keep all): a page that repeats a paragraph no longer fills the top k with it
-    # the academic year a question names filters the search inside the store; a question that names none gets the
-    # newest version of each document first (helpers.retrieval.periods, notebook 06)
-    period_aware: bool = False
+    near_duplicate: float = 0.8  # drop a passage whose words are this share of a better one's (0 = keep all)
+    period_aware: bool = False  # filter by the academic year a question names, else newest versions first (06)
 
     def __post_init__(self) -> None:
         _check_positive(self, "top_k", "hybrid_pool", "rrf_k", "fetch_multiplier")

@@ -51,14 +51,12 @@ class Reply:
 
 
 def search(matrix: np.ndarray, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The k rows of `matrix` most similar to `query` (the "top_k" slot): with unit-length rows, cosine is a dot
-    product."""
+    """The k rows of `matrix` nearest `query` (the "top_k" slot): for unit-length rows, cosine is a dot product."""
     return chosen("top_k", cosine_top_k)(matrix, query, k)
 
 
 def build_prompt(question: str, passages: Sequence[Chunk]) -> list[dict[str, str]]:
-    """Chat messages: the rules, then the passages numbered from 1 and the question (the "prompt" slot), then what
-    to answer."""
+    """Chat messages: the rules, the numbered passages and the question (the "prompt" slot), the instruction."""
     context_and_question = chosen("prompt", numbered_prompt)(question, [chunk.text for chunk in passages])
     return [
         {"role": "system", "content": SYSTEM},

@@ -152,8 +152,7 @@ TABLE_MARK = "# the slot each function fills"
 
 
 def _names_in(function: Callable[..., Any]) -> set[str]:
-    """Every global name `function` reads: in its body and nested functions (not attributes, not locals), and in
-    its defaults and decorators, which run when the file defines it."""
+    """Every global name `function` reads, in its body, nested functions, defaults and decorators."""
     names = _names_in_header(function)
     codes = [function.__code__]  # type: ignore[attr-defined]
     while codes:
@@ -293,9 +292,7 @@ def _defined_name(block: str) -> str:
 
 
 def load_mine(folder: Path | None = None, quiet: bool = False) -> dict[str, str]:
-    """Put every function of your my_rag.py in its slot (and say which); {} when you have none yet.
-
-    A file that does not run as a whole is read block by block: a broken block costs only its own slot."""
+    """Put every function of your my_rag.py in its slot (block by block if the file fails as a whole); {} if none."""
     for slot in _loaded:  # what the last load filled: this file decides again
         _chosen.pop(slot, None)
     _loaded.clear()

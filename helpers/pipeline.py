@@ -106,8 +106,7 @@ def flagged_chunks(nodes: Sequence[BaseNode]) -> list[tuple[str, str]]:
 
 
 def gone_sources(store: KitStore, folder: Path, parsed: ParseReport) -> list[str]:
-    """The stored sources no longer in `folder` at all: a file skipped as unreadable keeps its chunks, and an empty
-    folder (a drive not mounted?) removes nothing."""
+    """The stored sources no longer in `folder` at all (an unreadable file keeps its chunks; an empty folder too)."""
     here = {str(doc.metadata.get("source")) for doc in parsed.documents} | {name for name, _ in parsed.skipped}
     if not here:
         return []
@@ -231,8 +230,7 @@ class RAGPipeline:
         refusal_threshold: float | None = None,
         template: str = USER_TEMPLATE,
     ) -> Answer:
-        """Steps 3 to 5 (`generate_answer`): fit the hits to the token budget, ask the model, read the citations back;
-        or refuse. Every argument left out is this pipeline's setting (its model, budget, worked examples …)."""
+        """Steps 3 to 5 (`generate_answer`), every argument left out taken from this pipeline's settings."""
         settings = self.settings.generation
         return generate_answer(
             question, hits, llm or self.llm, mode=mode, budget=budget or TokenBudget.from_settings(self.settings),
@@ -259,10 +257,8 @@ class RAGPipeline:
         on_token: Callable[[str], None] | None = None,
         closed_book: bool = False,
     ) -> Answer:
-        """Guard, retrieve, prompt, generate: a grounded answer with numbered citations, or a refusal.
-
-        `mode`: "sentence" or "short"; `on_token` receives the streamed answer; `closed_book` skips retrieval.
-        """
+        """Guard, retrieve, prompt, generate: a grounded answer with numbered citations, or a refusal
+        (`closed_book`: without retrieval; `on_token` receives the streamed answer)."""
         start = time.perf_counter()
         verdict = self.check(question)
         if verdict.blocked:

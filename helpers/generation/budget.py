@@ -78,8 +78,7 @@ def _source_hit(text: str, hits: Sequence[Hit]) -> Hit | None:
 
 
 def fit_context(hits: Sequence[Hit], room: int) -> list[Hit]:
-    """The hits whose texts the "budget" slot keeps in `room` tokens, a cut text in a copy of its hit (a text that
-    is no hit's start is left out: it has no source to cite)."""
+    """The hits whose texts the "budget" slot keeps in `room` tokens, a cut text in a copy of its hit."""
     texts = chosen("budget", fit_passages)([hit.text for hit in hits], room, count_tokens)
     remaining, kept = list(hits), []
     for text in texts:

@@ -48,8 +48,7 @@ class DiskCache:
         return json.loads(row[0]) if row else None
 
     def get(self, key: str, live: Callable[[], Any] | None = None) -> Any | None:
-        """The shipped value (recomputed by `live`, when given, for a key in the checked sample), else the stored one;
-        None is a counted miss."""
+        """The shipped value (`live` recomputes one in the checked sample), else the stored one; None: a miss."""
         value = self.shipped.resolve(self.namespace, key, live) if live else self.shipped.get(self.namespace, key)
         if value is None:
             value = self.stored(key)
@@ -144,8 +143,7 @@ class CachedLLM:
 
 
 class CachedCompleter:
-    """Short completions (paraphrases, rewrites) as text from the cache; the model is built only on the first miss,
-    so notebooks that never miss never load one."""
+    """Short completions (paraphrases, rewrites) as text from the cache; the model is built on the first miss."""
 
     def __init__(self, make: Callable[[], LLM], model_name: str, cache: DiskCache) -> None:
         self._make = make

@@ -122,8 +122,7 @@ class LocalLLM:
                 yield piece
 
     def prime(self, messages: list[dict[str, str]]) -> str:
-        """Ready the state prompts like `messages` start from (the app's warm-up): read from disk ("disk") or
-        computed and saved ("computed")."""
+        """Ready the state prompts like `messages` start from (the app's warm-up): "disk" (read) or "computed"."""
         import llama_cpp
 
         anchor = messages[:-1]
