@@ -39,7 +39,7 @@ YES_NO_INSTRUCTION = (
     "Answer with a short phrase copied from the context; for a yes/no question start with yes or no. "
     f"If the answer is not in the context, reply: {SHORT_REFUSAL}"
 )
-SHORT_INSTRUCTIONS = {"forced": "Answer with a short phrase from the context."}
+SHORT_INSTRUCTIONS = {"forced": "Answer with a short phrase from the context.", "yes_no": YES_NO_INSTRUCTION}
 
 INSTRUCTIONS = {
     # no refusal clause here: repeated next to the question, it made the 0.5B model refuse most answerable
@@ -133,11 +133,7 @@ def user_message(
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if style not in SHORT_STYLES:
         raise ValueError(f"style must be one of {SHORT_STYLES}, got {style!r}")
-    instruction = INSTRUCTIONS[mode]
-    if mode == "short" and style == "yes_no":
-        instruction = YES_NO_INSTRUCTION
-    elif mode == "short" and style in SHORT_INSTRUCTIONS:
-        instruction = SHORT_INSTRUCTIONS[style]
+    instruction = SHORT_INSTRUCTIONS.get(style, INSTRUCTIONS[mode]) if mode == "short" else INSTRUCTIONS[mode]
     if template == USER_TEMPLATE:  # the kit's layout: the "prompt" slot (a student's function, if `use`d)
         return f"{chosen('prompt', numbered_prompt)(question, list(passages))}\n\n{instruction}"
     return template.format(context=format_context(passages), question=question, instruction=instruction)

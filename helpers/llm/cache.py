@@ -168,14 +168,13 @@ class CachedCompleter:
         """The model's reply text, from the cache when this exact prompt was seen before."""
         key = prompt_key(self.model_name, {"messages": messages, "max_tokens": max_tokens})
 
-        def live() -> dict[str, Any]:  # the model itself, past any answer cache it is wrapped in
-            completion = getattr(self.llm, "uncached", self.llm).chat(messages, max_tokens)
+        def reply(llm: LLM) -> dict[str, Any]:
+            completion = llm.chat(messages, max_tokens)
             return {"text": completion.text, "seconds": completion.seconds}
 
-        found = self.cache.get(key, live)
+        found = self.cache.get(key, lambda: reply(getattr(self.llm, "uncached", self.llm)))  # past any answer cache
         if found is None:
-            completion = self.llm.chat(messages, max_tokens)
-            found = {"text": completion.text, "seconds": completion.seconds}
+            found = reply(self.llm)
             self.cache.put(key, found)
         self.call_seconds.append(float(found["seconds"]))
         return str(found["text"])
