@@ -125,17 +125,12 @@ class Answer:
 
 def extract_citations(text: str, hits: Sequence[Hit]) -> list[Citation]:
     """The passages the answer cites ([1], [2, 3] …), each mapped to its source, page, section and chunk, in order."""
-    citations: list[Citation] = []
-    seen: set[int] = set()
-    for match in re.finditer(r"\[(\d+(?:\s*,\s*\d+)*)\]", text):
-        for number in (int(n) for n in match.group(1).split(",")):
-            if 1 <= number <= len(hits) and number not in seen:
-                seen.add(number)
-                hit = hits[number - 1]
-                meta = hit.metadata
-                citations.append(
-                    Citation(number, hit.source, meta.get("page"), meta.get("chunk"), hit.node_id, hit_section(meta))
-                )
+    found = [int(n) for match in re.finditer(r"\[(\d+(?:\s*,\s*\d+)*)\]", text) for n in match.group(1).split(",")]
+    citations = []
+    for number in dict.fromkeys(n for n in found if 1 <= n <= len(hits)):  # in order, once each
+        hit = hits[number - 1]
+        page, chunk = hit.metadata.get("page"), hit.metadata.get("chunk")
+        citations.append(Citation(number, hit.source, page, chunk, hit.node_id, hit_section(hit.metadata)))
     return citations
 
 

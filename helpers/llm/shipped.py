@@ -144,10 +144,7 @@ def read_bundle(path: Path) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]
     """The header and the entries of a bundle file."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         header = json.loads(handle.readline())
-        entries = {}
-        for line in handle:
-            row = json.loads(line)
-            entries[(row["ns"], row["key"])] = row["value"]
+        entries = {(row["ns"], row["key"]): row["value"] for row in map(json.loads, handle)}
     return header, entries
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import reduce
 
 from helpers.retrieval.base import Filters, Retriever
 from helpers.store import KitStore
@@ -50,10 +51,8 @@ class Neighbours:
     def text(self, document: tuple[str, str], first: int, last: int) -> tuple[str, list[int]]:
         """The chunks first..last of a document that exist, joined without repeated overlap, and their numbers."""
         numbers = [n for n in range(first, last + 1) if (document, n) in self.chunks]
-        joined = ""
-        for n in numbers:
-            text = self.chunks[(document, n)].text
-            joined = join_overlapping(joined, text) if joined else text
+        texts = [self.chunks[(document, n)].text for n in numbers]
+        joined = reduce(lambda done, text: join_overlapping(done, text) if done else text, texts, "")
         return joined, numbers
 
 
