@@ -12,7 +12,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from helpers.config import PASSAGE_GUARDS  # keep flagged passages out, fence them, or not
 from helpers.types import Hit
@@ -194,10 +194,9 @@ def check_input(question: str, rules: Sequence[Rule] | None = None) -> GuardResu
     kept = [s for s in sentences if s not in removed and s.strip() != "P.S."]
     asks = [s for s in kept if s.rstrip().endswith("?") or _QUESTION_START.match(s)]
     result = GuardResult(not asks, " ".join(kept), removed, reasons=reasons)
-    if result.blocked:
-        message = f"{REJECTION} {result.explanation()} Ask about the program again without that part."
-        result = GuardResult(True, result.question, removed, message, reasons)
-    return result
+    if not result.blocked:
+        return result
+    return replace(result, message=f"{REJECTION} {result.explanation()} Ask about the program again without that part.")
 
 
 SIGN_OFFS = [

@@ -16,7 +16,9 @@ from helpers.embedding import Embedder
 from helpers.mechanisms import yours
 from helpers.retrieval.base import Filters, Retriever, copy_hit
 from helpers.retrieval.bm25 import TOKENIZERS
-from helpers.retrieval.hybrid import DEFAULTS, check_fusion, fusion_label, rrf_fusion, weighted_fusion
+from helpers.retrieval.bm25_file import bm25_for_store
+from helpers.retrieval.dense import DenseRetriever
+from helpers.retrieval.hybrid import DEFAULTS, HybridRetriever, check_fusion, fusion_label, rrf_fusion, weighted_fusion
 from helpers.store import KitStore
 from helpers.store.keywords import SPARSE_VECTOR, Keywords, query_vector
 from helpers.types import Hit
@@ -55,8 +57,6 @@ class StoreBM25Retriever:
     def kernel(self) -> Retriever:
         """The same ranking in this kernel (bm25s over the stored chunks), where a student's `bm25` can run."""
         if self._kernel is None:
-            from helpers.retrieval.bm25_file import bm25_for_store
-
             self._kernel = bm25_for_store(self.store, self.tokenizer)
         return self._kernel
 
@@ -104,9 +104,6 @@ class StoreHybridRetriever:
     def kernel(self) -> Retriever:
         """The same hybrid in this kernel, where a student's `top_k` and `bm25` can run: dense by the slot, bm25s."""
         if self._kernel is None:
-            from helpers.retrieval.dense import DenseRetriever
-            from helpers.retrieval.hybrid import HybridRetriever
-
             dense = DenseRetriever(self.store, self.embedder)
             self._kernel = HybridRetriever(dense, self.sparse.kernel(), self.fusion, self.alpha, self.rrf_k, self.pool)
         return self._kernel
