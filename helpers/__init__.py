@@ -3,8 +3,7 @@
 The dependency rule (tests/test_architecture.py): a folder imports only from its own layer or below, no two folders
 import each other, no imports close a circle. Bottom first:
 
-    foundation    config, types (Hit), mechanisms (the slots a student's function can fill), models, llm,
-                  corpus (questions and their loaders), metrics (pure functions)
+    foundation    config, types (Hit), mechanisms (the slots), models, llm, corpus (questions), metrics
     parsing       files → Documents (+ LLM metadata enrichment)
     chunking      Documents → nodes
     embedding     texts → vectors (+ the shipped course vectors)

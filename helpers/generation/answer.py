@@ -36,8 +36,7 @@ STATUSES = ("answered", "refused", "no_context", "rejected")
 _REFUSAL_PHRASES = ("i don't know", "i do not know", "not contain", "no information", "not mentioned", "unknown")
 
 
-# What names a hit's part of its document, first found first: the chunk's headings (a header-aware or contextual
-# chunking), a Word section's heading trail, a catalog's course entry, a slide's title, a sheet's name.
+# What names a hit's part of its document, first found first: headings, a catalog entry, a slide title, a sheet.
 SECTION_KEYS = ("section_path", "heading", "entry", "slide_title", "sheet")
 
 

@@ -34,8 +34,7 @@ class ExampleSelector:
     """Picks the pool examples whose questions are most similar to a new question."""
 
     def __init__(self, pool: Sequence[Example], embedder: Embedder) -> None:
-        self.pool = list(pool)
-        self.embedder = embedder
+        self.pool, self.embedder = list(pool), embedder
         self.vectors = embedder.embed_texts([e.question for e in self.pool])  # L2-normalised rows
 
     def similar(self, question: str, k: int = 2, exclude_id: str = "") -> list[Example]:

@@ -87,9 +87,7 @@ class CachedLLM:
     """Wraps any `LLM`; answers a prompt seen before from the cache, otherwise asks the model and stores it."""
 
     def __init__(self, llm: LLM, settings: Settings) -> None:
-        self.llm = llm
-        self.settings = settings
-        self.name = llm.name
+        self.llm, self.settings, self.name = llm, settings, llm.name
         self.cache = llm_cache(settings, "answers")
 
     @property
@@ -146,10 +144,8 @@ class CachedCompleter:
     """Short completions (paraphrases, rewrites) as text from the cache; the model is built on the first miss."""
 
     def __init__(self, make: Callable[[], LLM], model_name: str, cache: DiskCache) -> None:
-        self._make = make
+        self._make, self.model_name, self.cache = make, model_name, cache
         self._llm: LLM | None = None
-        self.model_name = model_name
-        self.cache = cache
         self.call_seconds: list[float] = []  # real model time of every reply, also for cached ones (stored with it)
 
     @classmethod

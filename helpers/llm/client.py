@@ -60,11 +60,9 @@ class LocalLLM:
                 "Use the endpoint, or unset OPENAI_BASE_URL and run bash scripts/setup.sh again (it compiles)"
             ) from None
 
-        self.settings = settings
-        path = llm_gguf_path(self.settings)
-        self.name = self.settings.llm.name
+        self.settings, self.name = settings, settings.llm.name
         self._llama = Llama(
-            model_path=str(path),
+            model_path=str(llm_gguf_path(settings)),
             n_ctx=self.settings.llm.llm_context_tokens,
             n_threads=self.settings.llm.llm_threads,
             seed=self.settings.seed,
@@ -161,8 +159,7 @@ class OpenAICompatibleLLM:
     def __init__(self, settings: Settings) -> None:
         from openai import OpenAI
 
-        self.settings = settings
-        self.name = self.settings.llm.name
+        self.settings, self.name = settings, settings.llm.name
         self._client = OpenAI(
             base_url=self.settings.llm.openai_base_url or None,
             api_key=self.settings.llm.openai_api_key or "not-needed",

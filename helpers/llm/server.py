@@ -93,8 +93,7 @@ class LlamaServer:
     ) -> None:
         self.model = settings.llm.name
         self.host, self.port = host, port or free_port(host if host not in ANY_ADDRESS else "127.0.0.1")
-        self.threads = threads or usable_cores()
-        self.api_key = api_key
+        self.threads, self.api_key = threads or usable_cores(), api_key
         local = "127.0.0.1" if host in ANY_ADDRESS else host
         self.base_url = f"http://{local}:{self.port}/v1"  # how this machine reaches it
         self.log = log or settings.paths.cache_dir / "llama_server.log"

@@ -44,8 +44,7 @@ class SavedBM25:
     """Where one collection's BM25 index for one tokenizer and (k1, b) is saved, and how it is read back."""
 
     def __init__(self, store: KitStore, folder: Path, tokenizer_name: str, k1: float, b: float) -> None:
-        self.store = store
-        self.tokenizer_name, self.k1, self.b = tokenizer_name, k1, b
+        self.store, self.tokenizer_name, self.k1, self.b = store, tokenizer_name, k1, b
         self.folder = folder / FOLDER / store.collection / f"{tokenizer_name}-k1{k1:g}-b{b:g}"
 
     @classmethod

@@ -19,8 +19,7 @@ class DenseRetriever:
     """Nearest chunks in the Qdrant store to the query's embedding."""
 
     def __init__(self, store: KitStore, embedder: Embedder) -> None:
-        self.store = store
-        self.embedder = embedder
+        self.store, self.embedder = store, embedder
         self._vectors: tuple[tuple[str, str], list, np.ndarray] | None = None  # (version, filter), nodes, unit rows
 
     def __repr__(self) -> str:

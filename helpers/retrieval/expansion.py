@@ -38,8 +38,7 @@ class Expanded:
     """Any retriever, asked with the expanded query."""
 
     def __init__(self, retriever: Retriever, synonyms: dict[str, str] | None = None) -> None:
-        self.retriever = retriever
-        self.synonyms = load_synonyms() if synonyms is None else synonyms
+        self.retriever, self.synonyms = retriever, load_synonyms() if synonyms is None else synonyms
 
     def __repr__(self) -> str:
         return f"Expanded({self.retriever!r})"
