@@ -85,11 +85,7 @@ FIXED_EXAMPLES = (
 
 
 def worked_examples(which: str = "both") -> tuple[Example, ...]:
-    """The fixed worked turns a setting names: "both" (the answer and the refusal), "refusal", or "none".
-
-    >>> [example.short for example in worked_examples("refusal")]
-    ['unknown']
-    """
+    """The fixed worked turns a setting names: "both" (the answer and the refusal), "refusal", or "none"."""
     chosen_turns = {"both": FIXED_EXAMPLES, "refusal": FIXED_EXAMPLES[1:], "none": ()}
     if which not in chosen_turns:
         raise ValueError(f"worked examples must be one of {tuple(chosen_turns)}, got {which!r}")

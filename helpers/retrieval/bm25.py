@@ -73,8 +73,7 @@ def dated_tokenize(text: str) -> list[str]:
     return [MONTHS.get(token, "may" if token == "maymonth" else token) for token in tokenize(lowered)] + terms
 
 
-# settings.retrieval.bm25_tokenizer
-TOKENIZERS = {"kit": tokenize, "stemmed": stemmed_tokenize, "dates": dated_tokenize}
+TOKENIZERS = {"kit": tokenize, "stemmed": stemmed_tokenize, "dates": dated_tokenize}  # settings' bm25_tokenizer
 
 
 def plain_tokenize(text: str) -> list[str]:
