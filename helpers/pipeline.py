@@ -1,12 +1,6 @@
-"""`RAGPipeline`: the whole path in one small readable class.
+"""`RAGPipeline`: the whole path in one small readable class, wiring the stages from one `Settings`.
 
-Documents → chunks → embeddings → Qdrant (`ingest`). A question meets `check` (the input guard), `retrieve`
-(the top-k hits), then `generate` (the passages fitted to the token budget, the numbered prompt, the LLM, the
-citations read back) → `Answer`; `ask` is those steps in order, and the app and every evaluation ask through them.
-Each stage is a helpers module; this class only wires them from one `Settings`: the retriever is the one the
-settings name (`retriever`, `query_expansion`, `reranker`, …), built on first use and printed in query order
-(`repr`). It sits above every stage and no stage imports it: a stage's factory takes the parts it uses
-(`make_retriever(name, store, embedder, settings.retrieval)`), and `pipeline.make_retriever(name)` passes them.
+`ingest`: documents → chunks → embeddings → Qdrant; `ask`: `check` → `retrieve` → `generate` → `Answer`.
 What it leaves out: evaluation, the app and other corpora (`helpers.evaluation`, `helpers.app`, `helpers.byod`).
 """
 
@@ -112,9 +106,7 @@ def flagged_chunks(nodes: Sequence[BaseNode]) -> list[tuple[str, str]]:
 
 
 def gone_sources(store: KitStore, folder: Path, parsed: ParseReport) -> list[str]:
-    """The source files the collection holds chunks of that are no longer in `folder` at all. A file still there is
-    never gone, even when it was skipped this time (corrupt, unreadable): its old chunks stay, nothing is lost on bad
-    input; and a folder with no file at all (a drive not mounted?) removes nothing."""
+    """The stored sources no longer in `folder` at all (an unreadable file keeps its chunks; an empty folder too)."""
     here = {str(doc.metadata.get("source")) for doc in parsed.documents} | {name for name, _ in parsed.skipped}
     if not here:
         return []
@@ -150,8 +142,7 @@ class RAGPipeline:
         return make_llm(self.settings)
 
     def ingest(self, folder: Path | None = None, progress: bool = True) -> IngestReport:
-        """Parse, chunk, embed and upsert every file of `folder` (default: the course corpus); then remove the chunks
-        of files no longer in the folder (`gone_sources`: a file still there but unreadable keeps its chunks)."""
+        """Parse, chunk, embed and upsert every file of `folder` (default: the course corpus), then `gone_sources`."""
         from helpers.parsing import parse_folder
 
         start = time.perf_counter()
@@ -239,8 +230,7 @@ class RAGPipeline:
         refusal_threshold: float | None = None,
         template: str = USER_TEMPLATE,
     ) -> Answer:
-        """Steps 3 to 5 (`generate_answer`): fit the hits to the token budget, ask the model, read the citations back;
-        or refuse. Every argument left out is this pipeline's setting (its model, budget, worked examples …)."""
+        """Steps 3 to 5 (`generate_answer`), every argument left out taken from this pipeline's settings."""
         settings = self.settings.generation
         return generate_answer(
             question, hits, llm or self.llm, mode=mode, budget=budget or TokenBudget.from_settings(self.settings),
@@ -267,12 +257,8 @@ class RAGPipeline:
         on_token: Callable[[str], None] | None = None,
         closed_book: bool = False,
     ) -> Answer:
-        """Guard, retrieve, prompt, generate: a grounded answer with numbered citations, or a refusal.
-
-        `retriever` replaces the configured one, `mode` is "sentence" or "short", `examples` replaces the
-        configured worked examples (`worked_examples`), `on_token` receives the answer as it streams, `closed_book`
-        skips retrieval (the baseline: the model answers from memory, short-answer mode).
-        """
+        """Guard, retrieve, prompt, generate: a grounded answer with numbered citations, or a refusal
+        (`closed_book`: without retrieval; `on_token` receives the streamed answer)."""
         start = time.perf_counter()
         verdict = self.check(question)
         if verdict.blocked:

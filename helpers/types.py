@@ -1,8 +1,6 @@
-"""The shared types every stage passes along: `Hit` (one retrieved chunk with its scores) and its table.
+"""The shared types every stage passes along: `Hit` (one retrieved chunk with its scores) and `hits_frame`.
 
-What it does: `Hit` is what the store, the retrievers, the rerankers and the generator hand each other;
-`hits_frame` shows a list of them as a pandas table in a notebook. It sits at the bottom of the package
-(with `config`, `corpus` and `metrics`), so any stage and any metric can name it without reaching up.
+At the bottom of the package, so any stage and any metric can name it without reaching up.
 What it leaves out: documents and nodes (LlamaIndex's own types) and the gold questions (`helpers.corpus`).
 """
 
@@ -45,12 +43,8 @@ def hits_frame(hits: Sequence[Hit], text_chars: int = 90) -> pd.DataFrame:
 
     rows = []
     for rank, hit in enumerate(hits, start=1):
-        row = {
-            "rank": rank,
-            "source": hit.source,
-            "page": hit.metadata.get("page", ""),
-            "chunk": hit.metadata.get("chunk"),
-        }
+        meta = hit.metadata
+        row = {"rank": rank, "source": hit.source, "page": meta.get("page", ""), "chunk": meta.get("chunk")}
         row.update({f"{stage} score": round(score, 3) for stage, score in hit.scores.items()})
         row["text"] = " ".join(hit.text.split())[:text_chars] + "…"
         rows.append(row)

@@ -1,13 +1,8 @@
-"""From retrieved hits to an `Answer`: refusal fallback, budgeted prompt, LLM call, clean-up, citations.
+"""From retrieved hits to an `Answer`: passage guard, refusal fallback, budgeted prompt, LLM, clean-up, citations.
 
-    hits → paragraphs that give the assistant orders left out (or their passages fenced as data: `passage_guard`)
-         → best similarity below the threshold? → fixed refusal, no LLM call ("no_context")
-         → fit the hits into the context budget → numbered prompt → LLM (or its stream)
-         → strip sign-offs and redirects → "I don't know …", or a fenced order repeated? → clean refusal ("refused")
-         → map [n] back to source, page, section and chunk ("answered")
-The input guard runs before retrieval (see `RAGPipeline.ask`); a blocked question is "rejected".
-What it leaves out: retrieval itself, and checking that a cited passage really supports the claim
-(notebook 07 measures that on the gold set).
+Statuses: "no_context" (best similarity below the threshold: no LLM call), "refused", "answered" (each [n] mapped
+back to its chunk), and "rejected" (the input guard, in `RAGPipeline.ask`).
+What it leaves out: retrieval, and checking that a cited passage supports the claim (notebook 07 measures it).
 """
 
 from __future__ import annotations
@@ -41,8 +36,7 @@ STATUSES = ("answered", "refused", "no_context", "rejected")
 _REFUSAL_PHRASES = ("i don't know", "i do not know", "not contain", "no information", "not mentioned", "unknown")
 
 
-# What names a hit's part of its document, first found first: the chunk's headings (a header-aware or contextual
-# chunking), a Word section's heading trail, a catalog's course entry, a slide's title, a sheet's name.
+# What names a hit's part of its document, first found first: headings, a catalog entry, a slide title, a sheet.
 SECTION_KEYS = ("section_path", "heading", "entry", "slide_title", "sheet")
 
 
@@ -50,12 +44,10 @@ TITLE_WORDS = 12  # a title longer than this is cut: it names the page, the pass
 
 
 def titled(hit: Hit) -> Hit:
-    """A copy of `hit` whose text starts with its document's title in brackets, when it has one.
+    """A copy of `hit` whose text starts with its document's title in brackets, unless it starts with it already.
 
     >>> titled(Hit("n1", "Classes start May 26.", {"title": "Summer Session"})).text
     '(Summer Session) Classes start May 26.'
-
-    A text that already starts with its title (a chunker that writes headings in) is left as it is.
     """
     title = " ".join(str(hit.metadata.get("title") or "").split()[:TITLE_WORDS])
     if not title or hit.text.startswith(title):
@@ -111,12 +103,6 @@ class Answer:
         """Whether the answer declines (the model said so, or retrieval found nothing close enough)."""
         return self.status in ("refused", "no_context")
 
-    @property
-    def tokens_per_second(self) -> float:
-        """Answer tokens per second of generation."""
-        seconds = self.timings.get("generate", 0.0)
-        return self.completion_tokens / seconds if seconds else 0.0
-
     def __str__(self) -> str:
         cited = {c.number for c in self.citations}
         lines = [self.text, "", "Sources (* = cited in the answer):"]
@@ -138,17 +124,12 @@ class Answer:
 
 def extract_citations(text: str, hits: Sequence[Hit]) -> list[Citation]:
     """The passages the answer cites ([1], [2, 3] …), each mapped to its source, page, section and chunk, in order."""
-    citations: list[Citation] = []
-    seen: set[int] = set()
-    for match in re.finditer(r"\[(\d+(?:\s*,\s*\d+)*)\]", text):
-        for number in (int(n) for n in match.group(1).split(",")):
-            if 1 <= number <= len(hits) and number not in seen:
-                seen.add(number)
-                hit = hits[number - 1]
-                meta = hit.metadata
-                citations.append(
-                    Citation(number, hit.source, meta.get("page"), meta.get("chunk"), hit.node_id, hit_section(meta))
-                )
+    found = [int(n) for match in re.finditer(r"\[(\d+(?:\s*,\s*\d+)*)\]", text) for n in match.group(1).split(",")]
+    citations = []
+    for number in dict.fromkeys(n for n in found if 1 <= n <= len(hits)):  # in order, once each
+        hit = hits[number - 1]
+        page, chunk = hit.metadata.get("page"), hit.metadata.get("chunk")
+        citations.append(Citation(number, hit.source, page, chunk, hit.node_id, hit_section(hit.metadata)))
     return citations
 
 
@@ -200,17 +181,10 @@ def generate_answer(
     best_last: bool = CONFIGURED.best_passage_last,
     passage_guard: str = CONFIGURED.passage_guard,
 ) -> Answer:
-    """A grounded answer from `hits`, or a refusal; `on_token` receives the streamed pieces; `style`: short style;
-    `template`: the user turn's template (`prompts.USER_TEMPLATE`, or the app's edited one).
+    """A grounded answer from `hits`, or a refusal (the settings of the same names say what each argument does).
 
-    `budget` defaults to the configured window shares (`TokenBudget()`); `refusal_threshold` 0 means no similarity
-    floor (the pipeline and the app pass the configured `refusal_threshold`); `support_floor`: a short answer with
-    less than this share of its words in the passages is refused (`answer_support`; 0 keeps every answer);
-    `titles`: each passage starts with its document's title (`titled`), inside the context budget; `best_last`:
-    the passages that fit are numbered worst first, so the best one is the last before the question;
-    `passage_guard`: the paragraph of a passage that gives the assistant orders is left out ("drop"; the passage too
-    when nothing else is left), the passage fenced as data ("fence"), or read like any other ("off"); the flagged
-    passages are listed in `Answer.flagged`.
+    `refusal_threshold` 0: no similarity floor; `support_floor`: a short answer with less than this share of its
+    words in the passages is refused (0 keeps every answer); `best_last`: the kept passages are numbered worst first.
     """
     budget = budget or TokenBudget()
     # 0. documents are data: a passage that gives the assistant orders does not reach it as one

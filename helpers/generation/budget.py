@@ -1,15 +1,8 @@
 """Context assembly under a token budget (the UChicago assistant's split: system, context, question, answer, buffer).
 
-The model's window is shared: the answer needs room reserved before the prompt is sent, and the
-context gets what the system prompt, examples and question leave, capped by its own share. Chunks are
-fitted in rank order, best first: every chunk that fits goes in whole; the first one that does not is cut
-at a word boundary if a useful piece still fits (marked " …"), and the rest are dropped — so a truncation
-always loses the lowest-ranked text. (`best_passage_last` then numbers the kept passages worst first, so
-the best sits right above the question: `generation.answer`.) Tokens are counted
-with tiktoken cl100k_base (the kit's tokenizer); the buffer absorbs the difference to the model's own
-tokenizer. The fitting itself is the slot "budget" (`fit_passages` on the passages' texts; a student's
-function replaces it through `helpers.mechanisms.use`), and `fit_context` maps the texts it keeps back to
-their hits. What it leaves out: summarising chunks to fit.
+Passages are fitted best first (the slot "budget"): whole while they fit, then the first that does not is cut at a
+word (" …") if a useful piece fits. Tokens are tiktoken cl100k_base's; the buffer absorbs the model's own.
+What it leaves out: summarising chunks to fit.
 """
 
 from __future__ import annotations
@@ -59,10 +52,7 @@ class TokenBudget:
 
 
 def fit_passages(passages: list[str], room: int, count: Callable[[str], int] = count_tokens) -> list[str]:
-    """The kit's "budget" slot: the passages that fit in `room` tokens (counted by `count`), in rank order.
-
-    The first passage that does not fit whole is cut (`cut_to_tokens`) when a useful piece remains; the rest go.
-    """
+    """The kit's "budget" slot: the passages that fit in `room` tokens (counted by `count`), in rank order."""
     kept: list[str] = []
     used = 0
     for text in passages:
@@ -88,10 +78,7 @@ def _source_hit(text: str, hits: Sequence[Hit]) -> Hit | None:
 
 
 def fit_context(hits: Sequence[Hit], room: int) -> list[Hit]:
-    """The hits whose texts the "budget" slot keeps in `room` tokens, a cut text in a copy of its hit.
-
-    A kept text that is no hit's text nor the start of one is left out (it has no source to cite).
-    """
+    """The hits whose texts the "budget" slot keeps in `room` tokens, a cut text in a copy of its hit."""
     texts = chosen("budget", fit_passages)([hit.text for hit in hits], room, count_tokens)
     remaining, kept = list(hits), []
     for text in texts:

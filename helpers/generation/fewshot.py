@@ -1,12 +1,6 @@
-"""Few-shot example selection by similarity (the CMU/LTI system's), with the fix its authors suggest.
-
-The CMU/LTI system put the QA pairs most similar to the question (cosine of embeddings) into the prompt and saw no
-gain; they guessed why: their examples had no context, so the reader could not see how an answer came
-from a passage. Here every example carries its evidence passages. The pool is the gold `dev` split's
-answerable questions (evidence quotes as the context, the reference answer as the reply, cited [1]);
-selection for a dev question leaves that question out, so nothing is answered by its own example.
-The fixed refusal example stays first, so the model still sees how to decline (and llama.cpp keeps it
-in the KV cache). What it leaves out: a pool of examples written for your own documents.
+"""Few-shot example selection by similarity (the CMU/LTI system's), each example with its evidence passages (the
+fix its authors suggest); the pool is the dev split's answerable questions, a question's own example left out.
+What it leaves out: a pool of examples written for your own documents.
 """
 
 from __future__ import annotations
@@ -40,8 +34,7 @@ class ExampleSelector:
     """Picks the pool examples whose questions are most similar to a new question."""
 
     def __init__(self, pool: Sequence[Example], embedder: Embedder) -> None:
-        self.pool = list(pool)
-        self.embedder = embedder
+        self.pool, self.embedder = list(pool), embedder
         self.vectors = embedder.embed_texts([e.question for e in self.pool])  # L2-normalised rows
 
     def similar(self, question: str, k: int = 2, exclude_id: str = "") -> list[Example]:

@@ -1,11 +1,6 @@
-"""The prompt: grounding rules as a system prompt, a user template, worked examples, and two answer modes.
-
-Order matters for speed: the system prompt and fixed examples come first, so llama.cpp serves them
-from its KV cache after the first question. The refusal rule is repeated in the user message, where a
-0.5B model follows it (notebook 07) — in short mode; in sentence mode it made the model refuse almost
-everything, so there the worked refusal example carries the rule. Two modes:
-- "sentence" (the app's default): one or two sentences with numbered citations, or the refusal sentence;
-- "short" (for SQuAD-style EM/F1): a short phrase, or "unknown" (offered in the instruction by the "phrase" style only).
+"""The prompt: grounding rules as a system prompt, a user template, worked examples, and two answer modes:
+"sentence" (one or two sentences with numbered citations) and "short" (a phrase, for SQuAD-style EM/F1). The fixed
+parts come first, so llama.cpp serves them from its KV cache.
 What it leaves out: chat history in the prompt (follow-ups are rewritten before retrieval, notebook 06).
 """
 
@@ -36,20 +31,15 @@ SYSTEM_PROMPT = (
 PROMPT_TEMPLATE = "Context:\n{context}\n\nQuestion: {question}"
 USER_TEMPLATE = PROMPT_TEMPLATE + "\n\n{instruction}"
 
-# Short-answer styles (settings.generation.short_style). "yes_no" adds a rule for yes/no questions ("Is the exam in
-# QEB 240?"), which the "phrase" style often answers "unknown"; "forced" drops the offer of "unknown" from the
-# instruction (the default: docs/decisions.md says why; the system prompt and the worked refusal still show the
-# refusal).
+# Short-answer styles (settings.generation.short_style): "yes_no" adds a rule for yes/no questions, which "phrase"
+# often answers "unknown"; "forced" drops the offer of "unknown" from the instruction (docs/decisions.md says why).
 SHORT_STYLES = ("phrase", "yes_no", "forced")
 DEFAULT_STYLE = GenerationSettings().short_style  # the configured default (helpers.config)
 YES_NO_INSTRUCTION = (
     "Answer with a short phrase copied from the context; for a yes/no question start with yes or no. "
     f"If the answer is not in the context, reply: {SHORT_REFUSAL}"
 )
-# The refusal rule, weighed (short mode): "forced" never asks for a refusal in the instruction (the system prompt
-# and the worked refusal still show one), to measure what the rule costs answerable questions (notebook 07's
-# appendix B, notebooks/appendix/).
-SHORT_INSTRUCTIONS = {"forced": "Answer with a short phrase from the context."}
+SHORT_INSTRUCTIONS = {"forced": "Answer with a short phrase from the context.", "yes_no": YES_NO_INSTRUCTION}
 
 INSTRUCTIONS = {
     # no refusal clause here: repeated next to the question, it made the 0.5B model refuse most answerable
@@ -95,11 +85,7 @@ FIXED_EXAMPLES = (
 
 
 def worked_examples(which: str = "both") -> tuple[Example, ...]:
-    """The fixed worked turns a setting names: "both" (the answer and the refusal), "refusal", or "none".
-
-    >>> [example.short for example in worked_examples("refusal")]
-    ['unknown']
-    """
+    """The fixed worked turns a setting names: "both" (the answer and the refusal), "refusal", or "none"."""
     chosen_turns = {"both": FIXED_EXAMPLES, "refusal": FIXED_EXAMPLES[1:], "none": ()}
     if which not in chosen_turns:
         raise ValueError(f"worked examples must be one of {tuple(chosen_turns)}, got {which!r}")
@@ -107,10 +93,7 @@ def worked_examples(which: str = "both") -> tuple[Example, ...]:
 
 
 def fixed_prompt_tokens(question: str, which: str = "both", mode: str = "short") -> int:
-    """The tokens of the prompt without passages: system, the worked turns `which` names, the question's turn.
-
-    The context budget takes what is left of the window after these (`TokenBudget.context_room`).
-    """
+    """The tokens of the prompt without passages: system, the worked turns `which` names, the question's turn."""
     messages = build_messages(question, [], mode, worked_examples(which))
     return sum(count_tokens(message["content"]) for message in messages)
 
@@ -141,20 +124,12 @@ def user_message(
     passages: Sequence[str], question: str, mode: str = "sentence", style: str = DEFAULT_STYLE,
     template: str = USER_TEMPLATE,
 ) -> str:  # fmt: skip
-    """The user turn: numbered context, the question, and the mode's instruction (with the refusal rule).
-
-    `template` has the fields {context}, {question} and {instruction} (the app's editable template); the kit's
-    own (`USER_TEMPLATE`) runs the "prompt" slot for the context and question, then adds the instruction.
-    """
+    """The user turn: `template` ({context}, {question}, {instruction}; the kit's own runs the "prompt" slot)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if style not in SHORT_STYLES:
         raise ValueError(f"style must be one of {SHORT_STYLES}, got {style!r}")
-    instruction = INSTRUCTIONS[mode]
-    if mode == "short" and style == "yes_no":
-        instruction = YES_NO_INSTRUCTION
-    elif mode == "short" and style in SHORT_INSTRUCTIONS:
-        instruction = SHORT_INSTRUCTIONS[style]
+    instruction = SHORT_INSTRUCTIONS.get(style, INSTRUCTIONS[mode]) if mode == "short" else INSTRUCTIONS[mode]
     if template == USER_TEMPLATE:  # the kit's layout: the "prompt" slot (a student's function, if `use`d)
         return f"{chosen('prompt', numbered_prompt)(question, list(passages))}\n\n{instruction}"
     return template.format(context=format_context(passages), question=question, instruction=instruction)
@@ -180,11 +155,8 @@ def build_messages(
     style: str = DEFAULT_STYLE,
     template: str = USER_TEMPLATE,
 ) -> list[dict[str, str]]:
-    """The chat messages: grounding rules, worked examples (default: the fixed two), then context and question.
-
-    `style` "yes_no" (short mode) asks for a phrase copied from the context or yes/no, and adds a worked yes/no turn;
-    `template` is the user turn's template, for the examples and the question alike.
-    """
+    """The chat messages: grounding rules, worked examples (default: the fixed two, plus the yes/no turn for the
+    "yes_no" style in short mode), then context and question."""
     examples = FIXED_EXAMPLES if examples is None else examples
     if mode == "short" and style == "yes_no" and YES_NO_EXAMPLE not in examples:
         examples = (*examples, YES_NO_EXAMPLE)

@@ -1,14 +1,7 @@
 """Scoring answers on gold questions: EM/F1, refusals, injections, citation precision, speed.
 
-Each gold question is one of four kinds: answerable (score EM/F1 on the answer, without its [n]
-markers), unanswerable (it should be refused), a pure injection (the guard should reject it) or a mixed
-one (a real question with an injection attached: it should be answered). Citation precision is the share
-of cited chunks that support one of the question's evidence quotes (`chunk_supports`). Latency is the
-generation time of the answers that called the model (a cached answer keeps the time of its real call).
-
-    >>> row = score_answer(question, pipeline.ask(question.question))   # {"em": 1.0, "f1": 1.0, "status": ...}
-    >>> summarize({"dense": run_answers(questions, ask_dense)})         # one row per configuration
-
+Answerable questions are scored by EM/F1, unanswerable ones should be refused, pure injections rejected, mixed ones
+answered; citation precision is the share of cited chunks that support an evidence quote.
 What it leaves out: LLM-judged faithfulness and relevancy (`helpers.evaluation`).
 """
 

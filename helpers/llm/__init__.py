@@ -1,22 +1,15 @@
-"""The language model, at the bottom of the package: every stage that asks an LLM (enrichment, query rewriting,
-the LLM reranker, generation, test sets, judges) takes it from here.
+"""The language model, at the bottom of the package: every stage that asks an LLM takes it from `make_llm`.
 
-    >>> llm = make_llm(settings)               # local GGUF (llama-cpp-python), or an OpenAI-compatible endpoint
-    >>> llm.chat([{"role": "user", "content": "Hi"}], max_tokens=8).text
-
-`client.py` (the `LLM` interface, `LocalLLM`, `OpenAICompatibleLLM`), `cache.py` (the one cache of outputs:
-`DiskCache` in SQLite by prompt hash; `CachedLLM` for whole answers, `CachedCompleter` for short outputs with the
-model built only on the first miss), `shipped.py` (the answers shipped with the course, checked live on a
-seeded sample), `server.py` (the kit's GGUF behind llama.cpp's OpenAI-compatible server: the local RAGAS judge,
-and `python -m helpers serve` for a class). What it leaves out: prompts and answers (`helpers.generation`).
+`client.py` (the clients), `cache.py` (the one cache of outputs), `shipped.py` (the answers shipped with the course,
+checked live), `server.py` (the kit's GGUF behind llama.cpp's server). What it leaves out: prompts and answers.
 """
 
 from __future__ import annotations
 
 from helpers.config import Settings
-from helpers.llm.cache import CachedCompleter, CachedLLM, DiskCache, llm_cache, prompt_key
+from helpers.llm.cache import CachedCompleter, CachedLLM, DiskCache, llm_cache
 from helpers.llm.client import LLM, Completion, LLMError, LocalLLM, OpenAICompatibleLLM
-from helpers.llm.shipped import ShippedResults, shipped_report, shipped_results
+from helpers.llm.shipped import shipped_report
 
 
 def make_llm(settings: Settings, cache: bool = True) -> LLM:
@@ -34,10 +27,7 @@ __all__ = [
     "LLMError",
     "LocalLLM",
     "OpenAICompatibleLLM",
-    "ShippedResults",
     "llm_cache",
     "make_llm",
-    "prompt_key",
     "shipped_report",
-    "shipped_results",
 ]

@@ -1,20 +1,7 @@
-"""The kit's one cache of language-model outputs: the same model given the same prompt answers from disk.
-
-Every output an LLM step makes (whole answers, paraphrases and rewrites, judgements, plans, generated questions,
-relevance scores) is slow on a CPU and deterministic at temperature 0, which is what makes caching honest. Each
-is kept as JSON in one SQLite file under `settings.paths.cache_dir`, by namespace and key, safe for several
-processes. Before the file, the shipped answers of the same namespace are asked (`shipped.py`): the course's
-prompts answered once by the same model file, checked live on a seeded sample in every kernel.
-
-A key is a sha256 of everything that decides the output (model name, settings, every message), so a changed
-prompt, model or setting is a new key and never a stale answer. The stored timings are those of the real call,
-so latency tables stay true on a re-run.
-
-- `DiskCache`: the storage, one namespace of it (get / put, hit and miss counts, the recording of bundles);
-- `CachedLLM`: wraps a built `LLM`; whole `Completion`s (with token counts) in the namespace "answers";
-- `CachedCompleter`: short replies in "outputs", the model built only on the first miss.
-
-What it leaves out: eviction (delete the file to start over).
+"""The kit's one cache of LLM outputs: the same model given the same prompt answers from disk (deterministic at
+temperature 0). One SQLite file, by namespace and key (a sha256 of the model, the settings and every message), behind
+the shipped answers; the stored timings are the real call's. `CachedLLM` wraps a model, `CachedCompleter` builds one
+only on its first miss. What it leaves out: eviction (delete the file to start over).
 """
 
 from __future__ import annotations
@@ -23,6 +10,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +48,7 @@ class DiskCache:
         return json.loads(row[0]) if row else None
 
     def get(self, key: str, live: Callable[[], Any] | None = None) -> Any | None:
-        """The shipped value, else the stored one; None is a counted miss.
-
-        With `live` (the model itself, past this cache) a shipped key that falls in the checked sample is
-        recomputed and the live value returned; without it the shipped value is trusted.
-        """
+        """The shipped value (`live` recomputes one in the checked sample), else the stored one; None: a miss."""
         value = self.shipped.resolve(self.namespace, key, live) if live else self.shipped.get(self.namespace, key)
         if value is None:
             value = self.stored(key)
@@ -96,21 +80,14 @@ def llm_cache(settings: Settings, namespace: str = "outputs") -> DiskCache:
 
 def as_row(completion: Completion) -> dict[str, Any]:
     """A completion as the stored value (text, token counts, the real call's seconds)."""
-    return {
-        "text": completion.text,
-        "prompt_tokens": completion.prompt_tokens,
-        "completion_tokens": completion.completion_tokens,
-        "seconds": completion.seconds,
-    }
+    return {key: value for key, value in asdict(completion).items() if key != "cached"}
 
 
 class CachedLLM:
     """Wraps any `LLM`; answers a prompt seen before from the cache, otherwise asks the model and stores it."""
 
     def __init__(self, llm: LLM, settings: Settings) -> None:
-        self.llm = llm
-        self.settings = settings
-        self.name = llm.name
+        self.llm, self.settings, self.name = llm, settings, llm.name
         self.cache = llm_cache(settings, "answers")
 
     @property
@@ -164,17 +141,11 @@ class CachedLLM:
 
 
 class CachedCompleter:
-    """Short completions (paraphrases, rewrites) from the cache; the model is built only on the first miss.
-
-    Unlike `CachedLLM`, which wraps a built model, this one takes a function that builds it, so notebooks that
-    never miss the cache never load a model; it returns the text alone.
-    """
+    """Short completions (paraphrases, rewrites) as text from the cache; the model is built on the first miss."""
 
     def __init__(self, make: Callable[[], LLM], model_name: str, cache: DiskCache) -> None:
-        self._make = make
+        self._make, self.model_name, self.cache = make, model_name, cache
         self._llm: LLM | None = None
-        self.model_name = model_name
-        self.cache = cache
         self.call_seconds: list[float] = []  # real model time of every reply, also for cached ones (stored with it)
 
     @classmethod
@@ -193,14 +164,13 @@ class CachedCompleter:
         """The model's reply text, from the cache when this exact prompt was seen before."""
         key = prompt_key(self.model_name, {"messages": messages, "max_tokens": max_tokens})
 
-        def live() -> dict[str, Any]:  # the model itself, past any answer cache it is wrapped in
-            completion = getattr(self.llm, "uncached", self.llm).chat(messages, max_tokens)
+        def reply(llm: LLM) -> dict[str, Any]:
+            completion = llm.chat(messages, max_tokens)
             return {"text": completion.text, "seconds": completion.seconds}
 
-        found = self.cache.get(key, live)
+        found = self.cache.get(key, lambda: reply(getattr(self.llm, "uncached", self.llm)))  # past any answer cache
         if found is None:
-            completion = self.llm.chat(messages, max_tokens)
-            found = {"text": completion.text, "seconds": completion.seconds}
+            found = reply(self.llm)
             self.cache.put(key, found)
         self.call_seconds.append(float(found["seconds"]))
         return str(found["text"])

@@ -1,9 +1,8 @@
 """LLM clients behind one small interface: chat messages in, text (or a stream of text pieces) out.
 
-`LocalLLM` runs the packaged GGUF model in-process with llama-cpp-python (the default, offline);
-`OpenAICompatibleLLM` talks to any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a llama.cpp server)
-when `OPENAI_BASE_URL` / `OPENAI_API_KEY` / `OPENAI_MODEL` are set. Temperature 0 and a fixed seed by
-default, so a re-run gives the same answer. What it leaves out: tool calls, logprobs, batching.
+`LocalLLM` runs the packaged GGUF in-process with llama-cpp-python (offline); `OpenAICompatibleLLM` talks to any
+OpenAI-compatible endpoint (`OPENAI_BASE_URL`). Temperature 0 and a fixed seed: a re-run gives the same answer.
+What it leaves out: tool calls, logprobs, batching.
 """
 
 from __future__ import annotations
@@ -36,11 +35,6 @@ class Completion:
     seconds: float
     cached: bool = False
 
-    @property
-    def tokens_per_second(self) -> float:
-        """Generation speed (completion tokens over the whole call)."""
-        return self.completion_tokens / self.seconds if self.seconds else 0.0
-
 
 class LLM(Protocol):
     """What the kit needs from a language model."""
@@ -66,11 +60,9 @@ class LocalLLM:
                 "Use the endpoint, or unset OPENAI_BASE_URL and run bash scripts/setup.sh again (it compiles)"
             ) from None
 
-        self.settings = settings
-        path = llm_gguf_path(self.settings)
-        self.name = self.settings.llm.name
+        self.settings, self.name = settings, settings.llm.name
         self._llama = Llama(
-            model_path=str(path),
+            model_path=str(llm_gguf_path(settings)),
             n_ctx=self.settings.llm.llm_context_tokens,
             n_threads=self.settings.llm.llm_threads,
             seed=self.settings.seed,
@@ -79,14 +71,8 @@ class LocalLLM:
         self._anchors: dict[str, Any] = {}  # the messages before the last -> the KV state after them
 
     def _start_from_anchor(self, messages: list[dict[str, str]]) -> None:
-        """Put the KV cache in the same state before every prompt, so an answer depends on its prompt alone.
-
-        llama.cpp reuses the longest common prefix with whatever it evaluated last; the tokens after it are
-        evaluated in other batch shapes, which can round the logits differently and flip a greedy token (the
-        same prompt asked right after its own answer re-evaluates only its last token). So each prompt starts from
-        the state after all its messages but the last (the system prompt and any worked examples), computed once
-        from an empty cache and kept for the next prompts that share them; a lone message starts from empty.
-        """
+        """Start every prompt from the KV state after all its messages but the last (computed once from an empty
+        cache), so an answer depends on its prompt alone: other batch shapes can flip a greedy token."""
         import numpy as np
 
         anchor = messages[:-1]
@@ -115,20 +101,16 @@ class LocalLLM:
             **extra,
         )
 
-    def _chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
-        """One timed chat completion with its token counts."""
+    def chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
+        """One timed chat completion with its token counts (extra: llama.cpp's own arguments)."""
         start = time.perf_counter()
         out = self._create(messages, max_tokens, **extra)
         text, usage = out["choices"][0]["message"]["content"] or "", out["usage"]
         return Completion(text, usage["prompt_tokens"], usage["completion_tokens"], time.perf_counter() - start)
 
-    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
-        """One chat completion."""
-        return self._chat(messages, max_tokens)
-
     def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
         """One chat completion whose text is JSON matching `schema` (llama.cpp turns the schema into a grammar)."""
-        return self._chat(messages, max_tokens, response_format={"type": "json_object", "schema": schema})
+        return self.chat(messages, max_tokens, response_format={"type": "json_object", "schema": schema})
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """Yield the answer piece by piece as it is generated."""
@@ -138,9 +120,7 @@ class LocalLLM:
                 yield piece
 
     def prime(self, messages: list[dict[str, str]]) -> str:
-        """Get the state every prompt like `messages` starts from ready (its messages but the last): read from disk
-        ("disk") or computed and saved ("computed"); the app's warm-up, so its first question skips that prefill.
-        """
+        """Ready the state prompts like `messages` start from (the app's warm-up): "disk" (read) or "computed"."""
         import llama_cpp
 
         anchor = messages[:-1]
@@ -173,19 +153,13 @@ class LocalLLM:
 
 
 class OpenAICompatibleLLM:
-    """Any OpenAI-compatible chat endpoint, through the `openai` package.
-
-    Retries: the `openai` client retries connection errors, timeouts, 408, 409, 429 and 5xx answers
-    `settings.llm.llm_max_retries` times (KIT_LLM_MAX_RETRIES) with the library's exponential backoff and jitter
-    (or what a Retry-After header asks); a wrong key (401/403) or a bad request is
-    not retried. Every failure becomes an `LLMError` that says what to try and never contains the key.
-    """
+    """Any OpenAI-compatible chat endpoint (the `openai` client retries with backoff); every failure becomes an
+    `LLMError` that says what to try and never contains the key."""
 
     def __init__(self, settings: Settings) -> None:
         from openai import OpenAI
 
-        self.settings = settings
-        self.name = self.settings.llm.name
+        self.settings, self.name = settings, settings.llm.name
         self._client = OpenAI(
             base_url=self.settings.llm.openai_base_url or None,
             api_key=self.settings.llm.openai_api_key or "not-needed",
@@ -236,21 +210,17 @@ class OpenAICompatibleLLM:
         except (OpenAIError, ValueError) as err:  # ValueError: a body that is not JSON at all
             raise self._error(err) from None
 
-    def _chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
-        """One timed chat completion with its token counts (0 when the endpoint sends none)."""
+    def chat(self, messages: list[dict[str, str]], max_tokens: int, **extra: Any) -> Completion:
+        """One timed chat completion from the endpoint with its token counts (0 when the endpoint sends none)."""
         start = time.perf_counter()
         out = self._create(messages, max_tokens, stream=False, **extra)
         text, usage = out.choices[0].message.content or "", out.usage
         tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
         return Completion(text, *tokens, time.perf_counter() - start)
 
-    def chat(self, messages: list[dict[str, str]], max_tokens: int) -> Completion:
-        """One chat completion from the endpoint."""
-        return self._chat(messages, max_tokens)
-
     def chat_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Completion:
         """One chat completion in JSON mode; the endpoint does not enforce `schema`, so the caller validates."""
-        return self._chat(messages, max_tokens, response_format={"type": "json_object"})
+        return self.chat(messages, max_tokens, response_format={"type": "json_object"})
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
         """Yield the answer piece by piece from the endpoint (httpx's own errors come through a started stream)."""

@@ -1,21 +1,8 @@
-"""The kit's GGUF behind llama.cpp's OpenAI-compatible server (`python -m llama_cpp.server`, llama-cpp-python[server]).
+"""The kit's GGUF behind llama.cpp's OpenAI-compatible server, for the RAGAS judge and `python -m helpers serve`.
 
-One home for starting it, used twice: the RAGAS judge (`helpers.evaluation.ragas_eval`) starts one on 127.0.0.1
-on a free port for its own calls, and `python -m helpers serve` starts one where an instructor says, as the
-reader a whole class points `OPENAI_BASE_URL` at.
-
-    >>> server = LlamaServer(settings)                      # 127.0.0.1, a free port, waits until it answers
-    >>> server.base_url                                     # 'http://127.0.0.1:41234/v1'
-    >>> server.stop()
-
-What llama_cpp.server is: one model behind a lock, so requests are answered one after another (a queue, not
-parallel slots); what a bigger machine buys is threads, so `threads` defaults to the cores this process may use.
-Its default `interrupt_requests` cuts a streaming answer short as soon as another request waits: with a class,
-every streamed answer but the last would end early, so it is switched off here.
-The server's log goes to a file (a pipe nobody reads would fill up and stall it); on Linux the server gets
-SIGTERM when the process that started it dies, even by a kill.
-What it leaves out: talking to the server (`helpers.llm.client.OpenAICompatibleLLM`), other servers (vLLM,
-Ollama: docs/instructors.md).
+It answers one request at a time, so `threads` defaults to every usable core, and `interrupt_requests` is off (else
+a class's streamed answers end early); on Linux it gets SIGTERM when its parent dies.
+What it leaves out: talking to the server (`OpenAICompatibleLLM`), other servers (vLLM, Ollama).
 """
 
 from __future__ import annotations
@@ -106,8 +93,7 @@ class LlamaServer:
     ) -> None:
         self.model = settings.llm.name
         self.host, self.port = host, port or free_port(host if host not in ANY_ADDRESS else "127.0.0.1")
-        self.threads = threads or usable_cores()
-        self.api_key = api_key
+        self.threads, self.api_key = threads or usable_cores(), api_key
         local = "127.0.0.1" if host in ANY_ADDRESS else host
         self.base_url = f"http://{local}:{self.port}/v1"  # how this machine reaches it
         self.log = log or settings.paths.cache_dir / "llama_server.log"

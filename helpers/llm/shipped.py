@@ -1,24 +1,7 @@
-"""Shipped answers: the reader's outputs for the course's own questions, verified live on a seeded sample.
-
-The course asks the local model thousands of questions (sweeps, the ladder, the judge); on two cores that is
-hours. The repository ships `course_data/answers/<model>.jsonl.gz`: for every prompt the notebooks send in the
-full profile (the 1.5B reader's file), and every prompt the test suite sends in the `ci` profile (the 0.5B's), the
-cache key (sha256 of the model name, the settings that decide the answer and every message)
-and what the model returned. The file is used only when its header names the sha256 of the configured model
-file, so another model, a changed prompt or a changed setting is a new key and is computed as usual.
-
-Trust is checked, not assumed: in each kernel a seeded sample of the shipped entries it uses (`live_check`,
-10 by default, fewer once `live_check_seconds` of model time are spent, never none) is recomputed by the model
-and compared with the shipped output. llama.cpp may round
-differently on another CPU, so a difference is counted and the live output is used, never an error.
-`KIT_SHIPPED_ANSWERS=0` recomputes everything.
-
-    >>> shipped = shipped_results(settings)
-    >>> shipped.resolve("answers", key, compute=lambda: ask_the_model())  # shipped, or live for the sample
-    >>> print(shipped_report())            # "412 outputs from the shipped answers; 10 recomputed live: 10 identical"
-
-What it leaves out: entries the notebooks do not ask for (a student's own questions are computed and cached
-in the user cache as before).
+"""Shipped answers: the reader's outputs for the course's own prompts (`course_data/answers/<model>.jsonl.gz`, used
+only when its header names the configured model file's sha256), so two cores need not spend hours recomputing them.
+Each kernel recomputes a seeded sample (`live_check`); a difference is counted and the live output used.
+What it leaves out: entries the notebooks do not ask for (a student's own questions go to the user cache).
 """
 
 from __future__ import annotations
@@ -96,23 +79,16 @@ class Ledger:
 LEDGER = Ledger()
 
 
+@dataclass(eq=False)
 class ShippedResults:
     """The shipped outputs of one model, by namespace and key; read-only, checked live on a seeded sample."""
 
-    def __init__(
-        self,
-        entries: dict[tuple[str, str], Any],
-        live_check: int,
-        seed: int,
-        header: dict[str, Any],
-        live_check_seconds: float = float("inf"),
-    ) -> None:
-        self.entries = entries
-        self.live_check = live_check
-        self.live_check_seconds = live_check_seconds
-        self.seed = seed
-        self.header = header
-        self.ledger = LEDGER
+    entries: dict[tuple[str, str], Any] = field(repr=False)
+    live_check: int
+    seed: int
+    header: dict[str, Any]
+    live_check_seconds: float = float("inf")
+    ledger: Ledger = field(default_factory=lambda: LEDGER, repr=False)  # one per process, shared
 
     @classmethod
     def empty(cls) -> ShippedResults:
@@ -168,10 +144,7 @@ def read_bundle(path: Path) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]
     """The header and the entries of a bundle file."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         header = json.loads(handle.readline())
-        entries = {}
-        for line in handle:
-            row = json.loads(line)
-            entries[(row["ns"], row["key"])] = row["value"]
+        entries = {(row["ns"], row["key"]): row["value"] for row in map(json.loads, handle)}
     return header, entries
 
 

@@ -1,15 +1,12 @@
 """Query rewriting before retrieval: LLM multi-query (the CMU/LTI system's) and follow-up rewriting (the TUM chatbot's).
 
-    >>> retriever = MultiQueryRetriever(pipeline.make_retriever("hybrid"), CachedCompleter.from_pipeline(pipeline))
     >>> FollowUpRewriter("keywords").query(question)   # "What about on MLE? big ADSc capstone teams"
 
-Every LLM output is kept on disk (model + prompt hash) by `helpers.llm.cache.CachedCompleter`,
-`multi_query.py` paraphrases and merges,
-`followup.py` makes a follow-up standalone. What it leaves out: reranking (helpers.rerank).
+What it leaves out: reranking (helpers.rerank).
 """
 
-from helpers.query.followup import FollowUpRewriter, keyword_rewrite, llm_rewrite, salient_terms
-from helpers.query.multi_query import MultiQueryRetriever, merge_unique, paraphrases, parse_paraphrases
+from helpers.query.followup import FollowUpRewriter, keyword_rewrite, llm_rewrite
+from helpers.query.multi_query import MultiQueryRetriever, merge_unique, parse_paraphrases
 
 __all__ = [
     "FollowUpRewriter",
@@ -17,7 +14,5 @@ __all__ = [
     "keyword_rewrite",
     "llm_rewrite",
     "merge_unique",
-    "paraphrases",
     "parse_paraphrases",
-    "salient_terms",
 ]

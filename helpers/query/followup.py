@@ -1,13 +1,7 @@
-"""Follow-up rewriting: turn "What about on MLE?" plus the chat so far into a query that stands alone.
-
-A follow-up leans on earlier turns ("it", "that course", "what about …"), so searching with it alone finds
-little. Two ways to make it standalone:
-- `keyword_rewrite` (the TUM chatbot's follow-up enrichment): append the salient words of the previous *user*
-  turns — words that are not stop words and not already in the question. No model, microseconds.
-- `llm_rewrite`: the LLM reads the history and writes one standalone question (cached on disk).
-`FollowUpRewriter` applies either to a gold `Question` (its `.history` holds the earlier turns).
-What it leaves out: assistant turns in the keyword heuristic (answers add noise more than topic), and
-deciding *whether* a question is a follow-up — a standalone question simply gains a few extra words.
+"""Follow-up rewriting: turn "What about on MLE?" plus the chat so far into a query that stands alone, by keywords
+of the earlier *user* turns (the TUM chatbot's) or by the LLM.
+What it leaves out: assistant turns in the keyword heuristic (more noise than topic), and deciding *whether* a
+question is a follow-up (a standalone question simply gains a few words).
 """
 
 from __future__ import annotations

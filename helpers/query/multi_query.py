@@ -1,14 +1,6 @@
-"""Multi-query retrieval (the CMU/LTI system's best set-up): the LLM writes paraphrases, every version is searched.
-
-One wording of a question can miss the chunk another wording finds. So:
-1. the LLM rewrites the question 3 ways (cached on disk: a re-run never calls the model);
-2. the retriever is asked with all 4 versions (the original first);
-3. the rankings are merged round-robin (every version's 1st hit, then every 2nd, …) and each chunk is kept
-   once — the dedupe;
-4. a reranker, if given, re-scores the merged candidates against the *original* question and keeps k.
-Without a reranker the round-robin order is the final ranking.
-What it leaves out: query decomposition (splitting a multi-hop question into sub-questions) and
-weighting the versions — a bad paraphrase counts as much as a good one until the reranker sees it.
+"""Multi-query retrieval (the CMU/LTI system's best set-up): the LLM writes paraphrases, every version is searched,
+the rankings merged round-robin (each chunk once), and a reranker, if given, re-scores against the original.
+What it leaves out: query decomposition, and weighting the versions (a bad paraphrase counts as much as a good one).
 """
 
 from __future__ import annotations

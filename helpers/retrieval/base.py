@@ -1,10 +1,6 @@
-"""What every retriever shares: the `Retriever` protocol, the `Hit` it returns, and two small helpers.
+"""What every retriever shares: the `Retriever` protocol, `Memoized`, `stored_chunks` and `copy_hit`.
 
-A retriever turns a query into a ranked list of `Hit`s (best first). Each hit keeps a `scores` dict with
-one entry per stage that saw it — "dense", "sparse", "fused", later "rerank" — so a sources table can show
-why a chunk ranked where it did. `Memoized` remembers answers, so a sweep over a fusion weight asks the
-underlying retrievers once per question; `stored_chunks` reads every chunk back from the vector store, so
-BM25 indexes exactly the chunks the dense index holds (one code path, whatever folder was ingested).
+A retriever returns `Hit`s, best first, each with one score per stage that saw it ("dense", "sparse", "fused" …).
 What it leaves out: the retrievers themselves (one file each) and any answer generation.
 """
 

@@ -1,19 +1,8 @@
-"""BM25 keyword retrieval with bm25s, over exactly the chunks the Qdrant store holds.
+"""BM25 keyword retrieval with bm25s, over exactly the chunks the Qdrant store holds (`scores["sparse"]`, ≥ 0).
 
-BM25 scores a chunk by the query words it contains: each word counts more the rarer it is in the corpus
-(idf), with diminishing returns for repeats (k1) and a discount for long chunks (b). The tokenizer is the
-part that matters for this corpus: lower-case words and numbers, a few stop words dropped, and every
-course or room code ("ADS 530", "ADS-698A", "MDC 110") also kept as one joined token ("ads530"), so an
-exact code outranks chunks that merely mention "ADS" and "530" apart. Joined words ("S/U", "full-time")
-are kept whole and as their parts. The score is stored as `scores["sparse"]` (unbounded, ≥ 0).
-`stemmed_tokenize` also strips plural endings ("fees" -> "fee"): the configured default
-(settings.retrieval.bm25_tokenizer).
-`bm25_scores` is the formula in plain Python (the slot "bm25" of helpers.mechanisms, the variant bm25s computes
-by default); the retriever keeps bm25s as its fast path and scores with a student's function once `use("bm25", …)`
-registers one, remembering its scores per query.
-What it leaves out: full stemming ("registration" ≠ "register"), synonyms (see expansion.py), and incremental
-updates — bm25s is a retriever, not an encoder, so new text means a refit (`BM25Retriever.from_store` again,
-well under a second for the course corpus).
+The tokenizer keeps each course or room code ("ADS 530") also as one token ("ads530") and joined words ("S/U")
+whole and as parts; `stemmed_tokenize` (the default) strips plurals. `bm25_scores` is the slot "bm25".
+What it leaves out: full stemming, synonyms (expansion.py) and incremental updates (new text means a refit).
 """
 
 from __future__ import annotations
@@ -84,8 +73,7 @@ def dated_tokenize(text: str) -> list[str]:
     return [MONTHS.get(token, "may" if token == "maymonth" else token) for token in tokenize(lowered)] + terms
 
 
-# settings.retrieval.bm25_tokenizer
-TOKENIZERS = {"kit": tokenize, "stemmed": stemmed_tokenize, "dates": dated_tokenize}
+TOKENIZERS = {"kit": tokenize, "stemmed": stemmed_tokenize, "dates": dated_tokenize}  # settings' bm25_tokenizer
 
 
 def plain_tokenize(text: str) -> list[str]:
@@ -94,12 +82,7 @@ def plain_tokenize(text: str) -> list[str]:
 
 
 def bm25_scores(query: list[str], documents: list[list[str]], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
-    """The BM25 score of every document (a list of tokens) for the query tokens: Lucene's form, as bm25s scores.
-
-    Each query token adds idf * tf / (tf + k1 * (1 - b + b * length / average length)), with
-    idf = log(1 + (N - df + 0.5) / (df + 0.5)); a token found in no document adds nothing, a repeated one adds
-    each time.
-    """
+    """The BM25 score of every document (a list of tokens) for the query tokens: Lucene's form, as bm25s scores."""
     scores = np.zeros(len(documents))
     lengths = np.array([len(document) for document in documents], dtype=float)
     if not documents or not lengths.any():

@@ -1,17 +1,8 @@
 """A fitted BM25 index saved beside a local-mode collection, so a kernel starts BM25 without reading every chunk.
 
-Local mode keeps a collection in a folder; `BM25Retriever.from_store` reads every chunk into the kernel to fit
-bm25s. `SavedBM25` writes the fitted bm25s index, the point id of each row and each row's filterable payload to
-`<folder>/kit_bm25/<collection>/<tokenizer>-k1-b/<version>/`, where `version` is the collection's
-`points_version` (which the kit changes with every write of points). A kernel then loads the index (memory-mapped)
-when the collection still carries that version and holds as many points; the chunks themselves are read from
-Qdrant only for the hits a query returns.
-
-    >>> retriever = bm25_for_store(store)  # doctest: +SKIP  (the saved index, or bm25s fitted and then saved)
-
-What it leaves out: a server or qdrant-edge (there BM25 ranks inside Qdrant, `bm25_backend = "auto"`), `:memory:`
-collections, tokenizers other than the kit's named ones, and a write by another client that changes neither the
-point count nor the version (`SavedBM25.beside(store).save(...)` again after such a write).
+`SavedBM25` keeps the bm25s index and each row's point id and filterable payload per `points_version`; a kernel
+loads it while the collection keeps that version and point count, and reads from Qdrant only the hits' chunks.
+What it leaves out: servers and qdrant-edge (BM25 ranks in Qdrant there), `:memory:`, other tokenizers.
 """
 
 from __future__ import annotations
@@ -22,6 +13,7 @@ import tempfile
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -52,23 +44,20 @@ class SavedBM25:
     """Where one collection's BM25 index for one tokenizer and (k1, b) is saved, and how it is read back."""
 
     def __init__(self, store: KitStore, folder: Path, tokenizer_name: str, k1: float, b: float) -> None:
-        self.store = store
-        self.tokenizer_name, self.k1, self.b = tokenizer_name, k1, b
+        self.store, self.tokenizer_name, self.k1, self.b = store, tokenizer_name, k1, b
         self.folder = folder / FOLDER / store.collection / f"{tokenizer_name}-k1{k1:g}-b{b:g}"
 
     @classmethod
     def beside(
         cls, store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize, k1: float = 1.5, b: float = 0.75
     ) -> SavedBM25 | None:
-        """The saved index for this store and these parameters; None where none can be kept (not local mode on a
-        folder, or a tokenizer that is not one of the kit's named ones)."""
+        """The saved index for this store and these parameters; None where none can be kept."""
         folder = local_folder(store)
         name = next((name for name, function in TOKENIZERS.items() if function is tokenizer), None)
         return cls(store, folder, name, k1, b) if folder is not None and name is not None else None
 
     def save(self, retriever: BM25Retriever) -> None:
-        """Write a retriever fitted on every chunk of the store, under the collection's current version (a fresh
-        version is recorded first if the collection has none). Older versions are removed."""
+        """Write a retriever fitted on every chunk under the collection's current version; older ones are removed."""
         version = self.store.points_version() or self.store.new_points_version()
         target = self.folder / version
         if (target / COUNT).exists():  # another kernel saved this version already
@@ -110,8 +99,7 @@ class SavedBM25:
 
 
 class SavedBM25Retriever(BM25Retriever):
-    """BM25 from a saved index: scores from the index, filters on the saved payloads, the hits read from Qdrant by
-    id. The chunks and their tokens are read from the store only if asked for (a student's bm25 function)."""
+    """BM25 from a saved index and payloads, the hits read from Qdrant by id (every chunk only if asked for)."""
 
     def __init__(
         self, store: KitStore, index: bm25s.BM25 | None, rows: Sequence[dict[str, Any]],
@@ -119,8 +107,6 @@ class SavedBM25Retriever(BM25Retriever):
     ) -> None:  # fmt: skip
         self.store, self.index, self.saved_rows = store, index, list(rows)
         self.tokenizer, self.k1, self.b = tokenizer, k1, b
-        self._chunks: list[Hit] | None = None
-        self._documents: list[list[str]] | None = None
         self._remembered: OrderedDict[tuple[Callable[..., Any], tuple[str, ...]], np.ndarray] = OrderedDict()
 
     @property
@@ -130,18 +116,16 @@ class SavedBM25Retriever(BM25Retriever):
     @property
     def chunks(self) -> list[Hit]:  # type: ignore[override]
         """Every chunk, in index order (read from the store on first use)."""
-        if self._chunks is None:
-            self._read_chunks()
-        return self._chunks  # type: ignore[return-value]
+        return self._stored[0]
 
     @property
     def documents(self) -> list[list[str]]:  # type: ignore[override]
         """Every chunk's tokens, in index order (what a student's bm25 function scores; read on first use)."""
-        if self._documents is None:
-            self._read_chunks()
-        return self._documents  # type: ignore[return-value]
+        return self._stored[1]
 
-    def _read_chunks(self) -> None:
+    @cached_property
+    def _stored(self) -> tuple[list[Hit], list[list[str]]]:
+        """Every chunk and its tokens, in index order, read from the store."""
         chunks, texts = stored_chunks(self.store)
         row_of = {chunk.node_id: i for i, chunk in enumerate(chunks)}
         if any(row["id"] not in row_of for row in self.saved_rows):
@@ -150,19 +134,14 @@ class SavedBM25Retriever(BM25Retriever):
                 "retriever again (run the cell that makes it) to read the new chunks"
             )
         order = [row_of[row["id"]] for row in self.saved_rows]
-        self._chunks = [chunks[i] for i in order]
-        self._documents = [self.tokenizer(texts[i]) for i in order]
-
-    def library_scores(self, tokens: list[str]) -> np.ndarray:
-        ids = self.index.get_tokens_ids(tokens) if self.index is not None else []
-        return self.index.get_scores_from_ids(ids) if ids else np.zeros(self.size, dtype=np.float32)
+        return [chunks[i] for i in order], [self.tokenizer(texts[i]) for i in order]
 
     def matching(self, filters: Filters) -> list[bool]:
         return [matches(row, filters) for row in self.saved_rows]
 
     def rows(self, rows: Sequence[int]) -> list[Hit | None]:
-        if self._chunks is not None:
-            return [self._chunks[i] for i in rows]
+        if "_stored" in self.__dict__:  # the chunks were read already
+            return [self.chunks[i] for i in rows]
         ids = [self.saved_rows[i]["id"] for i in rows]
         found = {str(hit.node_id): hit for hit in self.store.chunks_by_id(ids)}
         return [found.get(point_id) for point_id in ids]  # None: removed by another kernel since this one loaded
@@ -171,17 +150,14 @@ class SavedBM25Retriever(BM25Retriever):
 def bm25_for_store(
     store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize, k1: float = 1.5, b: float = 0.75
 ) -> BM25Retriever:
-    """BM25 over every chunk of the store: the index saved beside a local-mode collection while it still describes
-    the points, else bm25s fitted on a read of every chunk (`BM25Retriever.from_store`), saved there for the next
-    kernel."""
+    """BM25 over every chunk of the store: the saved index while current, else bm25s fitted (and saved)."""
     saved = SavedBM25.beside(store, tokenizer, k1, b)
     loaded = saved.load() if saved else None
     return loaded if loaded is not None else _fit_and_save(store, saved, tokenizer, k1, b)
 
 
 def save_bm25_beside(store: KitStore, tokenizer: Callable[[str], list[str]] = tokenize) -> bool:
-    """After an ingest: fit and save the collection's BM25 index unless a current one is saved already, so the next
-    kernel loads it instead of reading every chunk. False where none can be kept (see `SavedBM25.beside`)."""
+    """After an ingest: fit and save the BM25 index unless a current one is saved (False where none can be kept)."""
     saved = SavedBM25.beside(store, tokenizer)
     if saved is None:
         return False

@@ -1,11 +1,6 @@
-"""Dense retrieval: embed the query, ask Qdrant for the nearest chunks by cosine similarity.
-
-This is the retriever of notebooks 03–04, behind the common `Retriever` interface: the score is the
-cosine similarity in [-1, 1] (in practice 0.0–0.8 with MiniLM), stored as `scores["dense"]`. Once a student's
-cosine top-k runs the "top_k" slot (notebook 03, `helpers.mechanisms`), it ranks the collection's own vectors
-instead of Qdrant, looked up at every query: the vectors are read once per version of the points and filter.
-What it leaves out: keyword matching — a rare code such as "ADS 530" or "MDC 110" is only as close as its
-neighbours in embedding space, which is why BM25 and hybrid search exist (bm25.py, hybrid.py).
+"""Dense retrieval: embed the query, ask Qdrant for the nearest chunks by cosine similarity (`scores["dense"]`);
+a student's "top_k" slot ranks the collection's own vectors instead.
+What it leaves out: keyword matching (a rare code such as "ADS 530"): BM25 and hybrid search (bm25.py, hybrid.py).
 """
 
 from __future__ import annotations
@@ -24,8 +19,7 @@ class DenseRetriever:
     """Nearest chunks in the Qdrant store to the query's embedding."""
 
     def __init__(self, store: KitStore, embedder: Embedder) -> None:
-        self.store = store
-        self.embedder = embedder
+        self.store, self.embedder = store, embedder
         self._vectors: tuple[tuple[str, str], list, np.ndarray] | None = None  # (version, filter), nodes, unit rows
 
     def __repr__(self) -> str:

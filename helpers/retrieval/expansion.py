@@ -1,13 +1,7 @@
 """Rule-based query expansion: add the official term when a question uses the everyday one.
 
-Students write "final project", "pass/fail" or "taking a break"; the handbook says "Capstone Studio",
-"S/U" and "leave of absence". Neither BM25 nor a small embedder bridges every such gap, so a small table
-(`course_data/synonyms.csv`, columns `phrase,adds`, edit it freely) lists the pairs; a question that
-contains a phrase (whole words, any case) gets the official words appended (as the UChicago assistant and
-the TUM chatbot do).
-`Expanded` wraps any retriever so that every query is expanded first.
-What it leaves out: learned or LLM-written expansions (multi-query, notebook 06) and stemming — the
-phrase must appear as written.
+`course_data/synonyms.csv` (`phrase,adds`: "pass/fail" adds "S/U") is applied to whole words, any case; `Expanded`
+wraps any retriever. What it leaves out: learned or LLM-written expansions (notebook 06) and stemming.
 """
 
 from __future__ import annotations
@@ -44,8 +38,7 @@ class Expanded:
     """Any retriever, asked with the expanded query."""
 
     def __init__(self, retriever: Retriever, synonyms: dict[str, str] | None = None) -> None:
-        self.retriever = retriever
-        self.synonyms = load_synonyms() if synonyms is None else synonyms
+        self.retriever, self.synonyms = retriever, load_synonyms() if synonyms is None else synonyms
 
     def __repr__(self) -> str:
         return f"Expanded({self.retriever!r})"

@@ -1,17 +1,8 @@
-"""Hybrid retrieval: ask a dense and a keyword retriever, then fuse their two rankings into one.
+"""Hybrid retrieval: ask a dense and a keyword retriever (`pool` candidates each), fuse the two rankings into one.
 
-Two ways to fuse (both keep each hit's "dense" and "sparse" scores and add "fused"):
-- weighted sum (the TUM chatbot's): min-max normalise each list's scores to [0, 1] — cosine similarities and BM25
-  scores live on different scales — then `alpha * dense + (1 - alpha) * sparse`; a chunk missing from one
-  list gets 0 there. alpha = 1 is pure dense, 0 pure BM25; the TUM chatbot used 0.6.
-- reciprocal rank fusion (RRF): ignore the scores, sum `1 / (rrf_k + rank)` over the lists a chunk appears
-  in (rank from 1, rrf_k = 60 as in the original paper). No scale to tune, no weight to choose.
-Each side is asked for `pool` candidates (more than k), so a chunk ranked 15th by one side and 2nd by the
-other can still win.
-The arithmetic is two small functions on ids and scores, `min_max_fusion` and `rrf_scores` (the slots "fusion" and
-"rrf" of helpers.mechanisms); `weighted_fusion` and `rrf_fusion` call whichever is in force, the kit's or a
-student's (`use("fusion", …)`), and turn its scores back into ranked hits.
-What it leaves out: fusion inside Qdrant (`Prefetch` + RRF) — the same maths, done by the store (store_hybrid.py).
+Weighted sum (the TUM chatbot's): `alpha * min-max(dense) + (1 - alpha) * min-max(sparse)`; or reciprocal rank
+fusion: the sum of `1 / (rrf_k + rank)`. The arithmetic is the slots "fusion" and "rrf".
+What it leaves out: fusion inside Qdrant (store_hybrid.py).
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""Metadata filters for every retriever: the same plain dict the store takes, checked in Python for BM25.
-
-A filter is a dict such as `{"doc_type": "email", "sender": "whitcombe"}`: every key must hold, a list means
-"any of these values". The store (`helpers.store.filters_from`) turns it into Qdrant conditions applied inside
-the search, so k results come back even when few chunks match; `matches` applies the very same rules to one
-chunk's metadata, which BM25 uses as a mask before ranking. Keyword fields (`source`, `doc_type`, `track`,
-`term`) match exactly, and a field holding a list (the terms a chunk names) matches when any of its values does;
-text fields (`sender`, `subject`) match when every word of the value is a word of the field, in any order and
-any case — as Qdrant does.
-`Not([...])` means none of these values (a chunk without the field passes), as Qdrant's `must_not` does.
+"""Metadata filters for every retriever: the plain dict the store takes (`{"doc_type": ["pdf", "html"]}`), checked
+in Python for BM25 exactly as Qdrant does: every key must hold, a list means any value, `Not([...])` none of them;
+keyword fields match exactly, text fields when every word of the value is a word of the field.
 What it leaves out: ranges (dates, pages) and OR across keys.
 """
 

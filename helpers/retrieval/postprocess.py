@@ -1,13 +1,6 @@
 """Post-processing a ranking (the UChicago assistant's, the TUM chatbot's): over-fetch, dedupe by source, threshold.
 
-- `dedupe_by_source`: several chunks of one long page often crowd the top k; keeping only the best chunk
-  of each source file leaves room for other documents (the UChicago assistant's fix for duplicate pages).
-- `above_threshold`: drop hits whose score is below a minimum (the UChicago assistant: 0.20 cosine; the TUM
-  chatbot: 0.30 hybrid), so a question the corpus cannot answer can come back with nothing — a cue to refuse.
-- `PostProcessed`: fetch k × `fetch_multiplier` candidates first (the TUM chatbot: k × 3), then dedupe,
-  threshold and cut to k, so deduplication does not leave the list short.
-The threshold compares `hit.score`, the score of the last stage: cosine for dense, [0, 1] for weighted
-hybrid; it means little for BM25 (unbounded) or RRF (a few hundredths: at most 2 / (rrf_k + 1)).
+The threshold compares `hit.score`, the last stage's: it means little for BM25 (unbounded) or RRF.
 What it leaves out: reranking (notebook 06) and merging neighbouring chunks of the same source.
 """
 

@@ -1,22 +1,7 @@
-"""Hybrid search inside Qdrant: dense and BM25 candidates come from the store, never the whole collection.
-
-What it does: with `bm25_backend = "store"` the collection keeps a BM25 sparse vector beside each chunk's dense one
-(`helpers.store.keywords`), so the store ranks by keywords itself and no kernel reads every chunk to fit bm25s.
-A query becomes its embedding and its BM25 query vector (token counts; Qdrant adds the idf), sent in one request:
-- `fusion="weighted"` (the kit's default hybrid): one batch of two queries returns both candidate lists with their
-  scores, `pool` each, and the kit's weighted min-max fusion (hybrid.py) fuses them as it fuses the kernel's;
-- `fusion="rrf"`: one Query API call, `prefetch=[dense, sparse]` fused by Qdrant's reciprocal rank fusion. Qdrant
-  counts ranks from 0 and the kit from 1, so it is asked with k = rrf_k + 1: the same 1 / (rrf_k + rank). A fused
-  point carries no side scores, so each hit's "dense" cosine is computed from its returned vector (the refusal rule
-  reads it). A student's own `rrf` function (`helpers.mechanisms`) is honoured: both lists, fused here.
-`StoreBM25Retriever` asks the sparse side alone. A filter becomes a Qdrant filter inside every prefetch, so each
-side spends its candidates on chunks that pass it.
-`store_problem` says why a collection cannot serve these (no BM25 vectors, some chunks without one, another
-tokenizer, a student's own BM25 function); `make_retriever` then warns in one line and uses bm25s in the kernel.
-A student's own `bm25` or `top_k` put in its slot after the retriever was built is honoured too, at query time:
-the retriever then asks the kernel's (`kernel()`: bm25s over the stored chunks, the dense side by the slot).
-What it leaves out: DBSF and Qdrant's formula queries (the kit's fusions are the weighted sum and RRF), and the
-steps around a retriever (expansion, post-processing: `helpers.retrieval`).
+"""Hybrid search inside Qdrant (`bm25_backend = "store"`): each chunk keeps a BM25 sparse vector beside its dense
+one, so dense and BM25 candidates come from the store: "weighted" fuses both lists with the kit's fusion, "rrf" is
+one Query API call fused by Qdrant. A student's own `bm25`, `top_k` or `rrf` runs in the kernel (`kernel()`).
+What it leaves out: DBSF and formula queries, and the steps around a retriever (`helpers.retrieval`).
 """
 
 from __future__ import annotations
@@ -31,7 +16,9 @@ from helpers.embedding import Embedder
 from helpers.mechanisms import yours
 from helpers.retrieval.base import Filters, Retriever, copy_hit
 from helpers.retrieval.bm25 import TOKENIZERS
-from helpers.retrieval.hybrid import DEFAULTS, check_fusion, fusion_label, rrf_fusion, weighted_fusion
+from helpers.retrieval.bm25_file import bm25_for_store
+from helpers.retrieval.dense import DenseRetriever
+from helpers.retrieval.hybrid import DEFAULTS, HybridRetriever, check_fusion, fusion_label, rrf_fusion, weighted_fusion
 from helpers.store import KitStore
 from helpers.store.keywords import SPARSE_VECTOR, Keywords, query_vector
 from helpers.types import Hit
@@ -70,8 +57,6 @@ class StoreBM25Retriever:
     def kernel(self) -> Retriever:
         """The same ranking in this kernel (bm25s over the stored chunks), where a student's `bm25` can run."""
         if self._kernel is None:
-            from helpers.retrieval.bm25_file import bm25_for_store
-
             self._kernel = bm25_for_store(self.store, self.tokenizer)
         return self._kernel
 
@@ -119,9 +104,6 @@ class StoreHybridRetriever:
     def kernel(self) -> Retriever:
         """The same hybrid in this kernel, where a student's `top_k` and `bm25` can run: dense by the slot, bm25s."""
         if self._kernel is None:
-            from helpers.retrieval.dense import DenseRetriever
-            from helpers.retrieval.hybrid import HybridRetriever
-
             dense = DenseRetriever(self.store, self.embedder)
             self._kernel = HybridRetriever(dense, self.sparse.kernel(), self.fusion, self.alpha, self.rrf_k, self.pool)
         return self._kernel

@@ -1,18 +1,8 @@
 """Small-to-big: match on chunks, hand the reader each hit with its neighbouring chunks (sentence windows).
 
-A small chunk matches a question sharply, but the answer is often in the sentence after the one that
-matched. `Windowed` grows each hit by `window` chunks on each side within its document (the chunk numbers
-chunking gave), joined without the overlap the chunker repeated, and merges the hits of one document whose
-windows touch, so the reader gets one passage instead of two copies of the same lines. The prompt's token
-budget then decides how many passages fit; compare set-ups at equal prompt tokens, not at equal k.
-
-    >>> neighbours = Neighbours(stored_chunks(store)[0])
-    >>> retriever = Windowed(make_retriever("hybrid", store, embedder, settings.retrieval), neighbours, window=1)
-    >>> retriever.retrieve("When does the spring term start?", k=4)[0].metadata["window"]   # "11-13"
-
-`drop_near_duplicates` removes a passage whose words mostly repeat a better-ranked one (the same paragraph on
-two web pages). What it leaves out: windows across documents (each PDF page is a document of its own) and
-windows in characters rather than chunks.
+`Windowed` widens each hit by `window` chunks a side, merges hits whose windows touch, and drops near-copies
+(`drop_near_duplicates`). Compare set-ups at equal prompt tokens, not equal k.
+What it leaves out: windows across documents (each PDF page is one) and windows in characters.
 """
 
 from __future__ import annotations
@@ -20,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import reduce
 
 from helpers.retrieval.base import Filters, Retriever
 from helpers.store import KitStore
@@ -60,16 +51,13 @@ class Neighbours:
     def text(self, document: tuple[str, str], first: int, last: int) -> tuple[str, list[int]]:
         """The chunks first..last of a document that exist, joined without repeated overlap, and their numbers."""
         numbers = [n for n in range(first, last + 1) if (document, n) in self.chunks]
-        joined = ""
-        for n in numbers:
-            text = self.chunks[(document, n)].text
-            joined = join_overlapping(joined, text) if joined else text
+        texts = [self.chunks[(document, n)].text for n in numbers]
+        joined = reduce(lambda done, text: join_overlapping(done, text) if done else text, texts, "")
         return joined, numbers
 
 
 class StoreNeighbours:
-    """The text around a hit, asked of the collection one source file at a time: for BM25 inside Qdrant, where
-    the kernel holds no chunk. A source's chunks are kept once asked (the `max_sources` most recent)."""
+    """The text around a hit, asked of the collection one source file at a time (the `max_sources` latest kept)."""
 
     def __init__(self, store: KitStore, max_sources: int = 64) -> None:
         self.store, self.max_sources = store, max_sources
@@ -142,11 +130,7 @@ def shingles(text: str) -> set[tuple[str, ...]]:
 
 
 def drop_near_duplicates(hits: Sequence[Hit], threshold: float) -> list[Hit]:
-    """The hits in order, without one whose word shingles are ≥ `threshold` contained in a better-ranked hit's.
-
-    Containment (shared shingles / the candidate's own) rather than Jaccard, so a passage that copies part of a
-    longer, better-ranked one is dropped, while a longer passage that contains a shorter one is kept.
-    """
+    """The hits in order, without one whose word shingles are ≥ `threshold` contained in a better-ranked hit's."""
     kept: list[tuple[Hit, set[tuple[str, ...]]]] = []
     for hit in hits:
         words = shingles(hit.text)
@@ -179,12 +163,7 @@ class Windowed:
         return f"Windowed({self.retriever!r}; ±{self.window} chunks, copies ≥ {self.near_duplicate})"
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
-        """The inner retriever's top k, each widened; merged hits leave fewer, longer passages.
-
-        With `near_duplicate`, k × `fetch_multiplier` chunks are fetched and the copies dropped before the cut to
-        k, so a page that repeats a paragraph does not crowd the distinct chunks out of the top k; after widening,
-        passages that now repeat a better one are dropped too.
-        """
+        """The inner retriever's top k without near-copies (over-fetched), each widened; copies dropped again."""
         if not self.near_duplicate:
             hits = self.retriever.retrieve(query, k, filters)
         else:
