@@ -25,6 +25,7 @@ FILTER_FIELDS = {
     "track": "keyword",
     "term": "keyword",
     "academic_year": "keyword",  # the academic year a chunk's document covers (helpers.chunking.periods)
+    "academic_term": "keyword",  # its term, when its path names one (helpers.chunking.periods)
     "sender": "text",
     "subject": "text",
 }
