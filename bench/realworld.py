@@ -377,7 +377,12 @@ def misses_stage(
     return anatomy_table(rows, by=("set-up", "corpus", "split")).reset_index(), rows
 
 
-PERIOD_SETUPS: dict[str, dict[str, Any]] = {"defaults": {}, "period aware": dict(period_aware=True)}
+PERIOD_SETUPS: dict[str, dict[str, Any]] = {  # record keys are on by default (`chunk_records`)
+    "defaults": {},
+    "period aware": dict(period_aware=True),
+    "no record keys": dict(chunk_records=False),
+    "no record keys, period aware": dict(chunk_records=False, period_aware=True),
+}
 
 
 def versioned_stage(

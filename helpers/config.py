@@ -175,6 +175,7 @@ class ChunkingSettings:
     chunk_size: int = 0  # the strategy's unit (characters, tokens, words, paragraphs); 0 = the strategy's own
     chunk_overlap: int = -1  # in the same unit; -1 = the strategy's own
     chunk_context: bool = False  # embed and index "Title > Section" with each chunk (contextual chunk headers)
+    chunk_records: bool = True  # each piece of a table row or JSON object longer than a chunk starts with its key
 
     def __post_init__(self) -> None:
         _check_choice("chunk_strategy", self.chunk_strategy, CHUNK_STRATEGIES)

@@ -16,7 +16,16 @@ from qdrant_client import QdrantClient
 from test_store import DIM, make_nodes
 
 from helpers.chunking import chunk_documents
-from helpers.chunking.periods import PERIOD_KEY, asked_period, term_year, version_family, year_of_path, year_of_text
+from helpers.chunking.periods import (
+    PERIOD_KEY,
+    TERM_KEY,
+    asked_period,
+    term_of_path,
+    term_year,
+    version_family,
+    year_of_path,
+    year_of_text,
+)
 from helpers.corpus.pinned import VERSIONED
 from helpers.retrieval import DenseRetriever, PeriodAware, make_retriever, matches, older_versions
 from helpers.store import KitStore, Not, filters_from, open_edge_folder
@@ -30,6 +39,17 @@ def test_a_term_belongs_to_the_academic_year_that_holds_it() -> None:
 def test_every_versioned_file_gets_its_tagged_year_from_its_path() -> None:
     for item in VERSIONED.files():
         assert year_of_path(item["doc"]) == item["academic_year"], item["doc"]
+
+
+def plain_term(tag: str) -> str:
+    """A manifest's term as the payload writes it: both summer sessions of a year are its summer."""
+    return tag.replace(" Session II", "").replace(" Session I", "")
+
+
+def test_every_versioned_file_gets_its_tagged_term_from_its_path() -> None:
+    for item in VERSIONED.files():
+        assert term_of_path(item["doc"]) == plain_term(item["term"])
+    assert term_of_path("oxy/202402/courses.json") == "Spring 2024" and term_of_path("handbook.pdf") is None
 
 
 def test_the_versions_of_one_document_share_a_family_and_the_older_ones_are_known() -> None:
@@ -55,9 +75,13 @@ def test_every_versioned_question_is_read_as_its_tags_say() -> None:
         assert asked.kind == tags["names_year"], question.question
         if asked.kind == "explicit":
             assert asked.years == (tags["academic_year"],), question.question
+            assert asked.terms in ((plain_term(tags["term"]),), ()), question.question  # () when it names a year only
     assert asked_period("Who teaches it in 2024?").years == ("2023-24", "2024-25")  # a bare year: either
     assert asked_period("How much will jobs grow from 2023 to 2033?").kind == "none"  # a span, not a version
     assert asked_period("How many more started in Autumn 2026 than in Autumn 2025?").years == ("2025-26", "2026-27")
+    assert asked_period("Who taught it in the 2023-24 winter session?").terms == ("Winter 2024",)
+    assert asked_period("Who taught it in the fall of 2022?").terms == ("Fall 2022",)
+    assert asked_period("What happened in 2023-24?").terms == ()  # a year only
 
 
 def test_chunks_carry_the_year_as_payload_only() -> None:
@@ -80,12 +104,13 @@ def test_not_keeps_chunks_without_the_field() -> None:
 def versioned_store(client: QdrantClient) -> KitStore:
     """Three versions of one schedule, a calendar of another year, and a page without a year."""
     store = KitStore(client, "c", DIM)
-    for source, year in (("s/2023-wi.csv", "2022-23"), ("s/2024-wi.csv", "2023-24"), ("s/2025-wi.csv", "2024-25"),
-                         ("cal/Fall-2023.txt", "2023-24"), ("about.md", None)):  # fmt: skip
+    for source, year, term in (("s/2023-wi.csv", "2022-23", "Winter 2023"),
+                               ("s/2024-wi.csv", "2023-24", "Winter 2024"), ("s/2025-wi.csv", "2024-25", "Winter 2025"),
+                               ("cal/Fall-2023.txt", "2023-24", "Fall 2023"), ("about.md", None, None)):  # fmt: skip
         nodes = make_nodes({source: [f"ASTR 100 row {source} {i}" for i in range(3)]})
         for node in nodes:
             if year:
-                node.metadata[PERIOD_KEY] = year
+                node.metadata[PERIOD_KEY], node.metadata[TERM_KEY] = year, term
         store.upsert_nodes(nodes)
     return store
 
@@ -102,8 +127,12 @@ class OneVector:
 def check_period_aware(store: KitStore) -> None:
     retriever = PeriodAware(DenseRetriever(store, OneVector()), store)  # type: ignore[arg-type]
     hits = retriever.retrieve("Who taught ASTR 100 in Winter 2024?", k=15)
-    assert {h.metadata.get(PERIOD_KEY) for h in hits} == {"2023-24", None}  # only that year, and the undated page
-    assert len(hits) == 9  # the filter ran in the store: k asked, every match returned
+    assert {h.source for h in hits} == {"s/2024-wi.csv", "about.md"}  # that term only, and the undated page
+    assert len(hits) == 6  # the filter ran in the store: k asked, every match returned
+    by_year = PeriodAware(DenseRetriever(store, OneVector()), store, by_term=False)  # type: ignore[arg-type]
+    hits = by_year.retrieve("Who taught ASTR 100 in Winter 2024?", k=15)
+    assert {h.metadata.get(PERIOD_KEY) for h in hits} == {"2023-24", None} and len(hits) == 9  # the year's fall too
+    assert len(retriever.retrieve("Who taught ASTR 100 in 2023-24?", k=15)) == 9  # a year only: no term filter
     newest = retriever.retrieve("Who teaches ASTR 100 this winter?", k=4)
     assert not {h.source for h in newest} & {"s/2023-wi.csv", "s/2024-wi.csv"}  # older versions behind the rest
     assert len(retriever.retrieve("Who taught ASTR 100 in Winter 2031?", k=15)) == 15  # a year not held: no filter

@@ -8,8 +8,10 @@ pieces are in `base.py`. Every node carries the document's metadata plus `chunk`
 document), `strategy` and `section_path`, and a deterministic id, so chunking the same documents twice gives
 the same ids and re-ingestion never duplicates. `contextual=True` (setting `chunk_context`) embeds and
 BM25-indexes each chunk with its "Title > Section" prefix — the headings above where the chunk starts, for
-every strategy — while the LLM still sees the clean text. `helpers.lab.chunking` measures the
-strategies on the gold questions and `helpers.lab.chunking_plots` draws what notebook 02 shows.
+every strategy — while the LLM still sees the clean text. `records=True` (setting `chunk_records`) starts each
+piece of a table row or JSON object longer than a chunk with its record's key (`records.py`).
+`helpers.lab.chunking` measures the strategies on the gold questions and `helpers.lab.chunking_plots` draws what
+notebook 02 shows.
 What it leaves out: semantic (embedding-based) splitting and LLM-written chunk summaries.
 """
 
@@ -24,6 +26,7 @@ from llama_index.core.schema import TextNode
 from helpers.chunking.base import add_context, contextual_prefix, count_tokens, finish, node_id
 from helpers.chunking.fixed import fixed_tokens, plain_token_chunks, token_windows
 from helpers.chunking.paragraphs import paragraph_window
+from helpers.chunking.records import with_record_keys
 from helpers.chunking.recursive import recursive_chars, recursive_split
 from helpers.chunking.sections import (
     fill_section_paths,
@@ -51,15 +54,26 @@ STRATEGIES: dict[str, Callable[..., list[TextNode]]] = {
     "word_window": word_window,  # a common plain baseline: 250 words, 50 overlap
 }
 DEFAULT_STRATEGY = ChunkingSettings().chunk_strategy  # the configured default (helpers.config)
+DEFAULT_RECORDS = ChunkingSettings().chunk_records
 
 
 def chunk_documents(
-    documents: Sequence[Document], strategy: str = DEFAULT_STRATEGY, contextual: bool = False, **params: Any
+    documents: Sequence[Document],
+    strategy: str = DEFAULT_STRATEGY,
+    contextual: bool = False,
+    records: bool = DEFAULT_RECORDS,
+    **params: Any,
 ) -> list[TextNode]:
-    """Split every document with the named strategy; `params` override its sizes (e.g. size=300)."""
+    """Split every document with the named strategy; `params` override its sizes (e.g. size=300); `records`: each
+    piece of a record longer than a chunk names its record (`records.py`)."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown chunking strategy {strategy!r}; choose one of: {', '.join(STRATEGIES)}")
-    split = STRATEGIES[strategy]
+    chosen_split = STRATEGIES[strategy]
+
+    def split(document: Document, **params: Any) -> list[TextNode]:
+        nodes = chosen_split(document, **params)
+        return with_record_keys(document, nodes) if records else nodes
+
     if not contextual:
         return finish([node for document in documents for node in split(document, **params)], strategy)
     nodes = [node for document in documents for node in fill_section_paths(document, split(document, **params))]
@@ -73,7 +87,7 @@ def chunk_for_settings(documents: Sequence[Document], chunking: ChunkingSettings
         params["size"] = chunking.chunk_size
     if chunking.chunk_overlap >= 0:
         params["overlap"] = chunking.chunk_overlap
-    return chunk_documents(documents, chunking.chunk_strategy, chunking.chunk_context, **params)
+    return chunk_documents(documents, chunking.chunk_strategy, chunking.chunk_context, chunking.chunk_records, **params)
 
 
 __all__ = [

@@ -3,8 +3,8 @@
 A strategy turns one `Document` into `TextNode`s made by `make_nodes` (the document's metadata plus a
 `section_path`); `finish` then numbers each document's chunks, names the strategy and gives every node a
 deterministic id, and stores as filter payload the terms and tracks the chunk names (`facets.py`) and the academic
-year of its document (`periods.py`). `add_context` is the study knowledge base's option: the prefix "Title > Section"
-goes into metadata that is embedded with the text but never shown to the LLM.
+year and term of its document (`periods.py`). `add_context` is the study knowledge base's option: the prefix
+"Title > Section" goes into metadata that is embedded with the text but never shown to the LLM.
 What it leaves out: the strategies themselves (one file each) and anything about embedding or storage.
 """
 
@@ -20,13 +20,13 @@ from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode
 from llama_index.core.utils import get_tokenizer
 
 from helpers.chunking.facets import FACET_KEYS, add_facets
-from helpers.chunking.periods import PERIOD_KEY, add_periods
+from helpers.chunking.periods import PERIOD_KEY, TERM_KEY, add_periods
 
 # A fixed namespace: uuid5(namespace, name) is the same on every machine and every run.
 KIT_NAMESPACE = uuid.UUID("6f1c2a4e-8d4b-5f3a-9c1e-2b7d4a0e9f11")
 # Bookkeeping and filter payload the embedder must not see; `context` is the one key added *for* the embedder.
-NOT_EMBEDDED = ("chunk", "strategy", "section_path", *FACET_KEYS, PERIOD_KEY)
-NOT_FOR_LLM = ("chunk", "strategy", "context", *FACET_KEYS, PERIOD_KEY)
+NOT_EMBEDDED = ("chunk", "strategy", "section_path", *FACET_KEYS, PERIOD_KEY, TERM_KEY)
+NOT_FOR_LLM = ("chunk", "strategy", "context", *FACET_KEYS, PERIOD_KEY, TERM_KEY)
 SEPARATOR = " > "
 SPLITTER_CACHE_SIZE = 1 << 15  # distinct words/sentences remembered by `splitter_tokenizer`
 

@@ -9,9 +9,11 @@ whose rows read alike but for the dates and names. Each chunk carries its docume
 3. its text, when it names one academic year only (written, or through its terms);
 4. none: the chunk has no `academic_year`, and a filter on the year never hides it.
 A term belongs to the academic year that holds it: Fall 2023 to 2023-24; Winter, Spring and Summer 2024 to 2023-24.
-`asked_period(question)` reads a question the same way: `explicit` (a year is written: "Winter 2024", "2023-24",
-"fall of 2022"), `relative` ("this fall", "this year") or `none`. `version_family(source)` is a path with its
-period taken out ("…/data/*-wi.csv"): the files of one family are versions of one document.
+Each chunk also carries its document's term as `academic_term` ("Winter 2024") when the file's path names one
+(`Winter-2024`, `2024-wi`, `202309`): a file of one term. `asked_period(question)` reads a question the same way:
+`explicit` (a year is written: "Winter 2024", "2023-24", "fall of 2022"; with the terms it names, `terms`),
+`relative` ("this fall", "this year") or `none`. `version_family(source)` is a path with its period taken out
+("…/data/*-wi.csv"): the files of one family are versions of one document.
 What it leaves out: dates inside a term ("on March 3"), "next fall" / "last year" (relative to the collection's newest
 version: read as `relative`) and the reader as a judge of the year (the rules are measured; docs/decisions.md).
 """
@@ -24,11 +26,13 @@ from dataclasses import dataclass
 from llama_index.core.schema import TextNode
 
 PERIOD_KEY = "academic_year"
+TERM_KEY = "academic_term"
 SEASON = r"(autumn|fall|winter|spring|summer)"
 SPRING_SIDE = {"winter", "spring", "summer"}  # these terms belong to the academic year that ends in their year
 TERM_CODES = {"wi": "winter", "sp": "spring", "su": "summer", "fa": "fall"}
 ACADEMIC_YEAR = re.compile(r"(?<!\d)(20\d\d)\s*[-–/_]\s*(?:20)?(\d\d)(?!\d)")  # 2023-24, 2023-2024, 2023/24
 TERM_IN_PATH = re.compile(rf"{SEASON}[-_ ]?(20\d\d)(?!\d)", re.I)  # Winter-2024, fall_2023
+SESSION_IN_PATH = re.compile(rf"{SEASON}[-_ ]session[-_ ](?:i+|\d)[-_ ](20\d\d)(?!\d)", re.I)  # Summer-Session-I-2023
 CODE_IN_PATH = re.compile(r"(?<!\d)(20\d\d)[-_](wi|sp|su|fa)\b", re.I)  # 2024-wi
 MONTH_IN_PATH = re.compile(r"(?<!\d)(20\d\d)(0[1-9]|1[0-2])(?!\d)")  # 202309
 TERM_IN_TEXT = re.compile(rf"\b{SEASON}\b(?:\s+(?:quarter|term|semester|session))?\s+(?:of\s+)?(20\d\d)\b", re.I)
@@ -86,6 +90,35 @@ def year_of_text(text: str) -> str | None:
     return named.pop() if len(named) == 1 else None
 
 
+def term_name(season: str, year: int) -> str:
+    """A term as the payload writes it: ("autumn", 2023) -> "Fall 2023"."""
+    season = "fall" if season.lower() == "autumn" else season.lower()
+    return f"{season.capitalize()} {year}"
+
+
+def term_of_path(path: str) -> str | None:
+    """The term a file's path names ("Winter-2024", "2024-wi", "202309": Fall 2023), or None."""
+    if match := TERM_IN_PATH.search(path) or SESSION_IN_PATH.search(path):
+        return term_name(match[1], int(match[2]))
+    if match := CODE_IN_PATH.search(path):
+        return term_name(TERM_CODES[match[2].lower()], int(match[1]))
+    if match := MONTH_IN_PATH.search(path):
+        month = int(match[2])
+        return term_name("fall" if month >= 8 else "spring" if month <= 5 else "summer", int(match[1]))
+    return None
+
+
+def season_of(season: str, year: str) -> str:
+    """The term of a season in an academic year: ("winter", "2023-24") -> "Winter 2024"."""
+    start = int(year[:4])
+    return term_name(season, start + 1 if season.lower() in SPRING_SIDE else start)
+
+
+def named_terms(text: str) -> set[str]:
+    """Every term a text names with its year ("Winter 2024", "fall of 2022")."""
+    return {term_name(season, int(year)) for season, year in TERM_IN_TEXT.findall(text)}
+
+
 def version_family(source: str) -> str:
     """The source with its period replaced by "*": every version of one document has the same family."""
     for pattern in (ACADEMIC_YEAR, TERM_IN_PATH, CODE_IN_PATH, MONTH_IN_PATH):
@@ -94,8 +127,8 @@ def version_family(source: str) -> str:
 
 
 def add_periods(nodes: list[TextNode]) -> None:
-    """Give each chunk its document's academic year (rules 1-3 above); `base.NOT_EMBEDDED` keeps it out of the
-    embedder's and the LLM's sight, so ids and vectors stay as they were."""
+    """Give each chunk its document's academic year (rules 1-3 above) and term (from its path); `base.NOT_EMBEDDED`
+    keeps both out of the embedder's and the LLM's sight, so ids and vectors stay as they were."""
     by_document: dict[str, list[TextNode]] = {}
     for node in nodes:
         by_document.setdefault(str(node.metadata.get("source", node.ref_doc_id)), []).append(node)
@@ -104,25 +137,33 @@ def add_periods(nodes: list[TextNode]) -> None:
         year = carried or year_of_path(source) or year_of_text("\n".join(c.get_content() for c in chunks))
         for chunk in chunks if year else ():
             chunk.metadata[PERIOD_KEY] = year
+        term = chunks[0].metadata.get(TERM_KEY) or term_of_path(source)
+        for chunk in chunks if term else ():
+            chunk.metadata[TERM_KEY] = term
 
 
 @dataclass(frozen=True)
 class AskedPeriod:
     """The period a question asks about: `kind` is "explicit", "relative" or "none"; `years` the academic years
-    an explicit question allows (two for a bare year: "in 2024" may be 2023-24 or 2024-25)."""
+    an explicit question allows (two for a bare year: "in 2024" may be 2023-24 or 2024-25); `terms` the terms it
+    names with a year ("Winter 2024"), empty when it names a year only."""
 
     kind: str
     years: tuple[str, ...] = ()
+    terms: tuple[str, ...] = ()
 
 
 def asked_period(question: str) -> AskedPeriod:
     """The academic year(s) a question names, or that it means the current one ("this fall") or names none."""
     if named := named_years(question):  # every year it names ("in Autumn 2026 than in Autumn 2025": both)
-        return AskedPeriod("explicit", tuple(sorted(named)))
+        terms = named_terms(question)
+        if not terms and len(named) == 1 and (season := SEASON_WORD.search(question)):  # "the 2023-24 winter"
+            terms = {season_of(season[1], next(iter(named)))}
+        return AskedPeriod("explicit", tuple(sorted(named)), tuple(sorted(terms)))
     years = set(YEAR.findall(question))  # several ("from 2023 to 2033") name a span, not a version
     if len(years) == 1:  # a year and a season apart ("Summer Session II begin in 2023"), or a bare year
         year, season = int(years.pop()), SEASON_WORD.search(question)
         if season:
-            return AskedPeriod("explicit", (term_year(season[1], year),))
+            return AskedPeriod("explicit", (term_year(season[1], year),), (term_name(season[1], year),))
         return AskedPeriod("explicit", (academic_year(year - 1), academic_year(year)))
     return AskedPeriod("relative" if RELATIVE.search(question) else "none")

@@ -71,6 +71,7 @@ def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any
     settings = (base or get_settings()).replace(**changes)
     chunking = "_".join(str(value_of(settings, key)) for key in CHUNK_KEYS).replace("-", "m")
     chunking += "_ctx" if settings.chunking.chunk_context else ""  # other embedded text: an index of its own
+    chunking += "" if settings.chunking.chunk_records else "_norec"  # long records not keyed: other chunks
     if settings.embedding.embed_backend not in ("onnx", "local"):  # other vectors of the same size: not MiniLM's
         chunking += f"_{settings.embedding.embed_backend}"
     from helpers.store import class_collection

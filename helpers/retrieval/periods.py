@@ -4,7 +4,8 @@
 - explicit ("in Winter 2024", "2023-24"): a metadata filter `{"academic_year": Not(other years)}` that runs inside
   the store (a qdrant `must_not`, in local, edge and server mode alike; BM25 in the kernel applies the same rule), so
   the top k all come from that year, and chunks whose document has no year still pass. A year the collection does
-  not hold filters nothing;
+  not hold filters nothing. When the question names a term too ("Winter 2024") and the collection has files of one
+  term (`academic_term`), the filter also leaves out the other terms' files (`by_term`);
 - relative ("this fall") or none: the current year is meant, which for a frozen collection is its newest version of
   each document (course_data/versioned/README.md): the inner retriever's top k × `fetch_multiplier`, with the hits of
   older versions of a document (same `version_family`, an older year) moved behind the rest, then cut to k.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from helpers.chunking.periods import PERIOD_KEY, asked_period, version_family, year_of_path
+from helpers.chunking.periods import PERIOD_KEY, TERM_KEY, asked_period, version_family, year_of_path
 from helpers.config import RetrievalSettings
 from helpers.retrieval.base import Filters, Retriever
 from helpers.store import KitStore, Not
@@ -42,29 +43,40 @@ class PeriodAware:
     """Any retriever, restricted to the academic year a question names, or leaning to the newest versions."""
 
     def __init__(
-        self, retriever: Retriever, store: KitStore, fetch_multiplier: int = RetrievalSettings().fetch_multiplier
+        self,
+        retriever: Retriever,
+        store: KitStore,
+        fetch_multiplier: int = RetrievalSettings().fetch_multiplier,
+        by_term: bool = True,
     ) -> None:
-        self.retriever, self.store, self.fetch_multiplier = retriever, store, fetch_multiplier
-        self._known: tuple[str, list[str], set[str]] | None = None  # (points version, years, older sources)
+        self.retriever, self.store, self.fetch_multiplier, self.by_term = retriever, store, fetch_multiplier, by_term
+        self._known: tuple[str, list[str], list[str], set[str]] | None = None  # (version, years, terms, older sources)
 
     def __repr__(self) -> str:
         return f"PeriodAware({self.retriever!r})"
 
-    def known(self) -> tuple[list[str], set[str]]:
-        """The academic years the collection holds and its sources that are older versions (asked once per write)."""
+    def known(self) -> tuple[list[str], list[str], set[str]]:
+        """The academic years and terms the collection holds and its sources that are older versions (asked once
+        per write)."""
         version = self.store.points_version() or str(self.store.count())
         if self._known is None or self._known[0] != version:
-            years = self.store.distinct_values(PERIOD_KEY)
-            self._known = (version, years, older_versions(self.store.distinct_values("source")))
-        return self._known[1], self._known[2]
+            years, terms = self.store.distinct_values(PERIOD_KEY), self.store.distinct_values(TERM_KEY)
+            self._known = (version, years, terms, older_versions(self.store.distinct_values("source")))
+        return self._known[1], self._known[2], self._known[3]
 
     def year_filter(self, question: str) -> Filters | None:
-        """The filter an explicit question gets ({"academic_year": Not(the other years)}), or None."""
-        years, _ = self.known()
-        asked = [year for year in asked_period(question).years if year in years]
-        if not asked:
-            return None
-        return {PERIOD_KEY: Not(year for year in years if year not in asked)}
+        """The filter an explicit question gets ({"academic_year": Not(the other years)}, and the same on
+        `academic_term` when it names a term the collection holds), or None."""
+        years, terms, _ = self.known()
+        asked = asked_period(question)
+        asked_years = [year for year in asked.years if year in years]
+        asked_terms = [term for term in asked.terms if term in terms] if self.by_term else []
+        found: Filters = {}
+        if asked_years:
+            found[PERIOD_KEY] = Not(year for year in years if year not in asked_years)
+        if asked_terms:
+            found[TERM_KEY] = Not(term for term in terms if term not in asked_terms)
+        return found or None
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """The top k of the asked year (filtered in the store), or of the newest versions first."""
@@ -72,7 +84,7 @@ class PeriodAware:
             return self.retriever.retrieve(query, k, filters)
         if (year := self.year_filter(query)) is not None:
             return self.retriever.retrieve(query, k, {**(filters or {}), **year})
-        _, older = self.known()
+        _, _, older = self.known()
         if not older:
             return self.retriever.retrieve(query, k, filters)
         return newest_first(self.retriever.retrieve(query, k * self.fetch_multiplier, filters), older)[:k]
