@@ -17,7 +17,8 @@ from qdrant_client import QdrantClient, models
 # The payload fields a student can filter on, and how each is matched (and indexed on a server); academic_year and
 # academic_term are the academic year and term a chunk's document covers (helpers.chunking.periods).
 FILTER_FIELDS = {"source": "keyword", "doc_type": "keyword", "track": "keyword", "term": "keyword",
-                 "academic_year": "keyword", "academic_term": "keyword", "sender": "text", "subject": "text"}  # fmt: skip
+                 "academic_year": "keyword", "academic_term": "keyword",
+                 "sender": "text", "subject": "text"}  # fmt: skip
 SCHEMAS = {"keyword": models.PayloadSchemaType.KEYWORD, "text": models.PayloadSchemaType.TEXT}
 
 
