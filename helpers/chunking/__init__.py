@@ -1,18 +1,11 @@
 """Chunking: documents into nodes small enough to embed and to quote, by one of seven named strategies.
 
     >>> nodes = chunk_documents(documents, "header_sections_merged")
-    >>> nodes[0].metadata["section_path"], nodes[0].metadata["chunk"]
 
-Each strategy (one file each, like minbpe's variants) turns one `Document` into `TextNode`s; the shared
-pieces are in `base.py`. Every node carries the document's metadata plus `chunk` (its index within the
-document), `strategy` and `section_path`, and a deterministic id, so chunking the same documents twice gives
-the same ids and re-ingestion never duplicates. `contextual=True` (setting `chunk_context`) embeds and
-BM25-indexes each chunk with its "Title > Section" prefix — the headings above where the chunk starts, for
-every strategy — while the LLM still sees the clean text. `records=True` (setting `chunk_records`) starts each
-piece of a table row or JSON object longer than a chunk with its record's key (`records.py`).
-`helpers.lab.chunking` measures the strategies on the gold questions and `helpers.lab.chunking_plots` draws what
-notebook 02 shows.
-What it leaves out: semantic (embedding-based) splitting and LLM-written chunk summaries.
+One file per strategy (like minbpe's variants), shared pieces in `base.py`; ids are deterministic, so re-ingestion
+never duplicates. `contextual=True` embeds each chunk with its "Title > Section" prefix (the LLM sees the clean
+text); `records=True` starts each piece of a long table row or JSON object with its record's key (`records.py`).
+What it leaves out: semantic (embedding-based) splitting, LLM-written summaries, the measurements (`helpers.lab`).
 """
 
 from __future__ import annotations

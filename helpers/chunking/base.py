@@ -1,10 +1,7 @@
 """What every chunking strategy shares: token counting, building nodes, ids, and the contextual prefix.
 
-A strategy turns one `Document` into `TextNode`s made by `make_nodes` (the document's metadata plus a
-`section_path`); `finish` then numbers each document's chunks, names the strategy and gives every node a
-deterministic id, and stores as filter payload the terms and tracks the chunk names (`facets.py`) and the academic
-year and term of its document (`periods.py`). `add_context` is the study knowledge base's option: the prefix
-"Title > Section" goes into metadata that is embedded with the text but never shown to the LLM.
+`finish` numbers each document's chunks, gives every node a deterministic id and stores the filter payload (terms
+and tracks, `facets.py`; academic year and term, `periods.py`); `add_context` embeds a "Title > Section" prefix.
 What it leaves out: the strategies themselves (one file each) and anything about embedding or storage.
 """
 

@@ -1,16 +1,8 @@
-"""Filter payload read from a chunk's own words: the academic terms and the tracks it names.
+"""Filter payload read from a chunk's own words: the academic terms ("Autumn 2026") and the tracks it names.
 
-`named_facets(node)` reads the chunk's text, its section path and its document's title (an e-mail's subject)
-for terms written as a season and a year ("Autumn 2026", "winter quarter 2027", "fall of 2026"; fall is
-written Autumn, as the course does) and for the course's two tracks ("MLE" / "Machine Learning Engineering",
-"ADSc" / "Analytics and Decision Science"). `finish` stores what it finds as the payload lists `term` and
-`track`, only where something is named: a chunk that names no term has no `term`, and a chunk that names two
-(a calendar chunk across a term's end) has both, so a filter `{"term": "Winter 2027"}` matches it. Neither
-list is embedded nor shown to the LLM, so chunk ids and vectors stay as they were. A value the document
-already carries (a front matter `term:`) is kept as it is.
-What it leaves out: terms implied but not named ("this quarter", a date inside a term, "next autumn") and
-the degree program, which the course names too rarely to filter on (most chunks are about the MS without
-saying so).
+`finish` stores them as the payload lists `term` and `track`, only where something is named (a chunk across a term's
+end has both terms); neither is embedded nor shown to the LLM, so ids and vectors stay as they were.
+What it leaves out: terms implied but not named ("this quarter", "next autumn") and the degree program.
 """
 
 from __future__ import annotations

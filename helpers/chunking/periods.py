@@ -1,21 +1,11 @@
-"""Which academic year a document covers, and which one a question asks about (time-aware retrieval).
+"""Which academic year and term a document covers, and which one a question asks about (time-aware retrieval).
 
-A university folder holds the same document in several versions: a calendar or a class schedule per year,
-whose rows read alike but for the dates and names. Each chunk carries its document's academic year as the payload
-`academic_year` ("2023-24"), read by rules, first match wins:
-1. a value the document already carries (a front matter `academic_year:`) is kept;
-2. the file's path: an academic year (`2023-2024/`, `2023-24`), a term (`Winter-2024`, `fall_2023`), a term code
-   (`2024-wi`) or a year and month (`202309`: September, so Fall 2023);
-3. its text, when it names one academic year only (written, or through its terms);
-4. none: the chunk has no `academic_year`, and a filter on the year never hides it.
-A term belongs to the academic year that holds it: Fall 2023 to 2023-24; Winter, Spring and Summer 2024 to 2023-24.
-Each chunk also carries its document's term as `academic_term` ("Winter 2024") when the file's path names one
-(`Winter-2024`, `2024-wi`, `202309`): a file of one term. `asked_period(question)` reads a question the same way:
-`explicit` (a year is written: "Winter 2024", "2023-24", "fall of 2022"; with the terms it names, `terms`),
-`relative` ("this fall", "this year") or `none`. `version_family(source)` is a path with its period taken out
-("…/data/*-wi.csv"): the files of one family are versions of one document.
-What it leaves out: dates inside a term ("on March 3"), "next fall" / "last year" (relative to the collection's newest
-version: read as `relative`) and the reader as a judge of the year (the rules are measured; docs/decisions.md).
+Each chunk carries its document's `academic_year` ("2023-24"), first rule that matches: a value it already carries,
+its path (`2023-24`, `Winter-2024`, `2024-wi`, `202309`), its text when it names one year only, else none (a year
+filter never hides it); and `academic_term` when its path names one. Fall 2023 belongs to 2023-24, as do Winter,
+Spring and Summer 2024. `asked_period(question)` reads a question as `explicit` (with `terms`), `relative` ("this
+fall") or `none`; `version_family(source)` is a path with its period taken out (the versions of one document).
+What it leaves out: dates inside a term, "next fall" (read as `relative`) and the reader as a judge of the year.
 """
 
 from __future__ import annotations

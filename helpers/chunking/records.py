@@ -1,20 +1,10 @@
 """Record-aware chunking: every piece of a record longer than a chunk names the record it belongs to.
 
-A record is a table row turned into one sentence by the parser ("2025 wi: Year 2025, …, Subject ESE, Number 118,
-Name …, Description …, Instructors Bond, T.") or an object of a pretty-printed JSON file (a course with its `"id"`,
-its sections and their instructors). A chunker cuts a record longer than a chunk anywhere, and the piece holding
-the answer (the instructor, at the end) then no longer says which course it is about. `with_record_keys` gives each
-such piece its record's key at its head:
-- a table row's key is its caption and leading short fields, up to the first long one ("2025 wi: Year 2025, Term
-  Winter, Subject ESE, Number 118, Name Intro to Sustainability"), written as a heading of its values ("2025 wi:
-  2025 Winter ESE 118 Intro to Sustainability": the code as people write it, one token for BM25);
-- a JSON piece's key is the identifying fields (`KEY_FIELDS`) of the objects it sits inside, outermost first
-  ("name: Mathematics, code: MATH > title: Linear Algebra, id: MATH-340").
-A piece that already holds its key is left as it was, so a document whose records all fit in a chunk chunks exactly
-as without this step (the course corpus, whose one table has short rows, and the real-document set: the same chunk
-ids with it as without it). The setting `chunking.chunk_records` (on) turns it off.
-What it leaves out: records of other shapes (a YAML or XML file, a PDF table kept as a grid) and keys chosen by
-meaning (the leading fields of a row are its key whether or not they identify it).
+A record is a table row turned into a sentence or an object of a pretty-printed JSON file. A piece that starts inside
+one and lacks its key gets it at its head: a row's caption and short leading values ("2025 wi: 2025 Winter ESE 118"),
+or a JSON object's `KEY_FIELDS` ("name: Mathematics, code: MATH > title: Linear Algebra, id: MATH-340"). Records that
+fit in a chunk chunk exactly as without this step (setting `chunking.chunk_records`).
+What it leaves out: records of other shapes (YAML, XML, a PDF table kept as a grid) and keys chosen by meaning.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Recursive character splitting (the TUM chatbot's: 500 characters, 50 overlap, only texts over 2 × 500).
 
-The LangChain `RecursiveCharacterTextSplitter` idea in plain Python: cut at the coarsest separator that
-appears (blank line, then line, then sentence, then word, then single characters), recurse into pieces still
-too long, then glue neighbouring pieces back together into chunks of at most `size` characters, each starting
-with the last ≤ `overlap` characters of pieces of the previous one. `recursive_split` is the kit's function for
-the `split` slot (helpers.mechanisms): the strategy `recursive_chars` calls whichever function is in force, so
-notebook 02's student-written splitter chunks the whole kit. Texts no longer than twice the size stay whole.
+Cut at the coarsest separator present (blank line, line, sentence, word, character), recurse into pieces still too
+long, glue neighbours into chunks of at most `size` characters with `overlap`. `recursive_split` fills the `split`
+slot (helpers.mechanisms), so notebook 02's student-written splitter chunks the whole kit.
 What it leaves out: token counting (sizes are characters) and headings (see `sections.py`).
 """
 

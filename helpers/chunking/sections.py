@@ -1,10 +1,7 @@
 """Header sections (the study knowledge base's: Markdown headings, sections over 700 tokens split with 120 overlap).
 
-The parser writes headings of HTML pages and Markdown files as "# …" lines, so one splitter serves both:
-every heading starts a section, and the section remembers the headings above it as its `section_path`
-("Funding your degree > Scholarships"). `merge_small_sections` joins sections under a minimum size to their
-neighbour (the study knowledge base's own suggestion for its 120-token average chunk); sections still over the maximum
-are then split with LlamaIndex's `SentenceSplitter`, which prefers paragraph and sentence boundaries.
+Every "# …" line the parser wrote starts a section that remembers its `section_path` ("Funding > Scholarships");
+`merge_small_sections` joins small sections to a neighbour, and LlamaIndex's `SentenceSplitter` splits long ones.
 What it leaves out: Setext headings (underlined with === or ---) and the HTML DOM itself.
 """
 

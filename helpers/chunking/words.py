@@ -1,11 +1,7 @@
 """Word windows: `size` words per chunk, the last `overlap` words repeated at the start of the next one.
 
-The simplest chunker that works well on real documents (a common 100-line RAG baseline: 250 words, 50 of
-overlap): no tokenizer, no separators to choose, every chunk about the same length. Each chunk is the
-original text from its first to its last word, so line breaks (table rows, lists) survive. The windows are
-`token_windows` (fixed.py) sliding over the words' positions.
-What it leaves out: sentence and heading boundaries (a window may start mid-sentence; see `recursive.py`
-and `sections.py` for splitters that respect structure).
+The common 100-line RAG baseline (250 words, 50 of overlap); each chunk is the original text from its first to its
+last word, so line breaks survive. What it leaves out: sentence and heading boundaries (`recursive.py`, `sections.py`).
 """
 
 from __future__ import annotations

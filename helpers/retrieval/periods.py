@@ -1,15 +1,8 @@
 """Time-aware retrieval (self-query): the academic year a question asks about decides which versions are searched.
 
-`PeriodAware` wraps any retriever. It reads the question's period (`helpers.chunking.periods.asked_period`):
-- explicit ("in Winter 2024", "2023-24"): a metadata filter `{"academic_year": Not(other years)}` that runs inside
-  the store (a qdrant `must_not`, in local, edge and server mode alike; BM25 in the kernel applies the same rule), so
-  the top k all come from that year, and chunks whose document has no year still pass. A year the collection does
-  not hold filters nothing. When the question names a term too ("Winter 2024") and the collection has files of one
-  term (`academic_term`), the filter also leaves out the other terms' files (`by_term`);
-- relative ("this fall") or none: the current year is meant, which for a frozen collection is its newest version of
-  each document (course_data/versioned/README.md): the inner retriever's top k × `fetch_multiplier`, with the hits of
-  older versions of a document (same `version_family`, an older year) moved behind the rest, then cut to k.
-The years and the versions are asked of the store once per version of its points.
+`PeriodAware` wraps any retriever. A question that names a year ("in Winter 2024") gets a filter inside the store,
+`{"academic_year": Not(other years)}` (and the other terms' files when it names a term), so undated chunks pass;
+one that names none ("this fall") means the newest version of each document: older versions move behind the rest.
 What it leaves out: the reader as a judge of the year, and questions about several years at once ("since 2022").
 """
 
