@@ -17,6 +17,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -155,14 +156,9 @@ def is_list_item(paragraph: Paragraph) -> bool:
 
 def word_table(table: WordTable, caption: str, tables: str) -> str:
     """A Word table through table-to-text: its first row is the header; a merged cell is read once per row."""
-    grid = []
-    for row in table.rows:
-        cells, previous = [], None
-        for cell in row.cells:  # a cell merged across columns comes back once per column it spans
-            if cell._tc is not previous:
-                cells.append(collapse(cell.text))
-            previous = cell._tc
-        grid.append(cells)
+    # a cell merged across columns comes back once per column it spans (the same `_tc` element each time)
+    rows = ([next(cells) for _, cells in groupby(row.cells, key=lambda cell: cell._tc)] for row in table.rows)
+    grid = [[collapse(cell.text) for cell in row] for row in rows]
     if not grid:
         return ""
     return table_to_text(caption, grid[0], grid[1:], tables=tables)
