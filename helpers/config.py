@@ -44,33 +44,18 @@ BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "fal
 SECRET_FIELDS = ("openai_api_key", "qdrant_api_key")
 
 # What a deployment sets, by environment variable (profile, folders, models, endpoints and keys, the store); every
-# other key is set in kit.toml or in code, so a stray variable cannot change a measurement.
+# other key is set in kit.toml or in code, so a stray variable cannot change a measurement. The variable is the key
+# in capitals, with KIT_ before it unless it is OpenAI's or Qdrant's own ("llm_model": KIT_LLM_MODEL, "qdrant_url":
+# QDRANT_URL).
 ENVIRONMENT = {
-    "profile": "KIT_PROFILE",
-    "data_dir": "KIT_DATA_DIR",
-    "cache_dir": "KIT_CACHE_DIR",
-    "corpus_dir": "KIT_CORPUS_DIR",
-    "output_dir": "KIT_OUTPUT_DIR",
-    "embed_backend": "KIT_EMBED_BACKEND",
-    "embed_model": "KIT_EMBED_MODEL",
-    "embed_precision": "KIT_EMBED_PRECISION",
-    "llm_backend": "KIT_LLM_BACKEND",
-    "llm_model": "KIT_LLM_MODEL",
-    "llm_gguf": "KIT_LLM_GGUF",
-    "llm_threads": "KIT_LLM_THREADS",
-    "openai_base_url": "OPENAI_BASE_URL",
-    "openai_api_key": "OPENAI_API_KEY",
-    "openai_model": "OPENAI_MODEL",
-    "request_timeout_s": "KIT_REQUEST_TIMEOUT_S",
-    "llm_max_retries": "KIT_LLM_MAX_RETRIES",
-    "shipped_answers": "KIT_SHIPPED_ANSWERS",
-    "live_check": "KIT_LIVE_CHECK",
-    "live_check_seconds": "KIT_LIVE_CHECK_SECONDS",
-    "qdrant_url": "QDRANT_URL",
-    "qdrant_api_key": "QDRANT_API_KEY",
-    "collection": "KIT_COLLECTION",
-    "store_backend": "KIT_STORE_BACKEND",
-}
+    key: ("" if key.startswith(("openai_", "qdrant_")) else "KIT_") + key.upper()
+    for key in (
+        "profile", "data_dir", "cache_dir", "corpus_dir", "output_dir", "embed_backend", "embed_model",
+        "embed_precision", "llm_backend", "llm_model", "llm_gguf", "llm_threads", "openai_base_url", "openai_api_key",
+        "openai_model", "request_timeout_s", "llm_max_retries", "shipped_answers", "live_check", "live_check_seconds",
+        "qdrant_url", "qdrant_api_key", "collection", "store_backend",
+    )
+}  # fmt: skip
 CONFIG_ENV = "KIT_CONFIG"  # the kit.toml to read instead of the repository's
 
 

@@ -228,12 +228,8 @@ def _blocks(path: Path) -> dict[str, str]:
     """The slot blocks of an existing my_rag.py, by slot."""
     if not path.is_file():
         return {}
-    found: dict[str, str] = {}
-    for part in path.read_text(encoding="utf-8").split(SLOT_MARK)[1:]:
-        slot = part.split(" ", 1)[0]
-        body = part.split(TABLE_MARK, 1)[0].rstrip() + "\n"
-        found[slot] = SLOT_MARK + body
-    return found
+    parts = path.read_text(encoding="utf-8").split(SLOT_MARK)[1:]
+    return {part.split(" ", 1)[0]: SLOT_MARK + part.split(TABLE_MARK, 1)[0].rstrip() + "\n" for part in parts}
 
 
 def keep(slot: str, function: Callable[..., Any], folder: Path | None = None) -> Path | None:

@@ -91,12 +91,8 @@ def what_you_build(readme: str) -> dict[str, str]:
 
 def notebook_title(notebook: nbformat.NotebookNode, fallback: str) -> str:
     """The first `# ` heading of the notebook's Markdown cells, else `fallback`."""
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-    return fallback
+    lines = (line for cell in notebook.cells if cell.cell_type == "markdown" for line in cell.source.splitlines())
+    return next((line[2:].strip() for line in lines if line.startswith("# ")), fallback)
 
 
 def course_lessons(notebooks_dir: Path = NOTEBOOKS_DIR, readme: Path = README) -> list[Lesson]:
@@ -130,14 +126,14 @@ def _reason(err: Exception) -> str:
     return text.splitlines()[0][:200] if text else type(err).__name__
 
 
-def page_notebook(lesson: Lesson, executed: Path | None) -> tuple[nbformat.NotebookNode, Page]:
+def page_notebook(lesson: Lesson, executed: Path) -> tuple[nbformat.NotebookNode, Page]:
     """The notebook to render for `lesson` (its executed copy when there is one) and how its page came out."""
     try:
         source = nbformat.read(lesson.source, as_version=4)
     except Exception as err:  # the notebook itself is broken: its page says so, the others still render
         note = f"The notebook {lesson.source} could not be read ({_reason(err)})."
         return nbformat.v4.new_notebook(), Page(lesson, "unreadable", [note])
-    if executed is None or not executed.exists():
+    if not executed.exists():
         note = "Not executed in this build: the cells are shown without outputs (bash scripts/render.sh runs it)."
         return source, Page(lesson, "not executed", [note])
     try:
@@ -203,7 +199,7 @@ def _exporter() -> HTMLExporter:
     return HTMLExporter(template_name="lab")
 
 
-def render_page(lesson: Lesson, executed: Path | None) -> tuple[str, Page]:
+def render_page(lesson: Lesson, executed: Path) -> tuple[str, Page]:
     """One notebook's page as HTML (nbconvert, lab template, images inlined) and how it came out."""
     notebook, page = page_notebook(lesson, executed)
     body, _ = _exporter().from_notebook_node(notebook, resources={"metadata": {"name": lesson.title}})

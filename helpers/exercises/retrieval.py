@@ -58,15 +58,13 @@ def real_cases(dense: Retriever | None, sparse: Retriever | None, questions: Seq
     """The real cases of a fusion check, built when called: `case(id, dense scores, BM25 scores)` of each question's
     top `depth` on each side, as fusion gets them (none without both retrievers)."""
 
+    def top(retriever: Retriever, question: Question, stage: str) -> Scores:
+        return {h.node_id: h.scores[stage] for h in retriever.retrieve(question.question, depth)}
+
     def build() -> list[tuple]:
         if dense is None or sparse is None:
             return []
-        cases = []
-        for question in questions:
-            d = {h.node_id: h.scores["dense"] for h in dense.retrieve(question.question, depth)}
-            s = {h.node_id: h.scores["sparse"] for h in sparse.retrieve(question.question, depth)}
-            cases.append(case(question.id, d, s))
-        return cases
+        return [case(q.id, top(dense, q, "dense"), top(sparse, q, "sparse")) for q in questions]
 
     return build
 
@@ -358,11 +356,8 @@ RRF_CONSTANTS = (10, 60, 100)
 def scores_by_rrf_k(make: Callable[[int], Retriever], questions: Sequence[Question],
                     constants: Sequence[int] = RRF_CONSTANTS) -> dict[int, dict[str, float]]:  # fmt: skip
     """recall@5 and MRR of the top 10 of `make(rrf_k)` for each constant, rounded as the notebook's table shows."""
-    rows = {}
-    for constant in constants:
-        mean = evaluate(make(constant), questions).mean()
-        rows[constant] = {"recall@5": round(float(mean["recall@5"]), 3), "mrr": round(float(mean["mrr"]), 3)}
-    return rows
+    means = {constant: evaluate(make(constant), questions).mean() for constant in constants}
+    return {k: {"recall@5": round(float(m["recall@5"]), 3), "mrr": round(float(m["mrr"]), 3)} for k, m in means.items()}
 
 
 @self_check

@@ -17,6 +17,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -155,14 +156,9 @@ def is_list_item(paragraph: Paragraph) -> bool:
 
 def word_table(table: WordTable, caption: str, tables: str) -> str:
     """A Word table through table-to-text: its first row is the header; a merged cell is read once per row."""
-    grid = []
-    for row in table.rows:
-        cells, previous = [], None
-        for cell in row.cells:  # a cell merged across columns comes back once per column it spans
-            if cell._tc is not previous:
-                cells.append(collapse(cell.text))
-            previous = cell._tc
-        grid.append(cells)
+    # a cell merged across columns comes back once per column it spans (the same `_tc` element each time)
+    rows = ([next(cells) for _, cells in groupby(row.cells, key=lambda cell: cell._tc)] for row in table.rows)
+    grid = [[collapse(cell.text) for cell in row] for row in rows]
     if not grid:
         return ""
     return table_to_text(caption, grid[0], grid[1:], tables=tables)
@@ -293,27 +289,26 @@ def sheet_rows(sheet: Any) -> list[list[str]]:
     return rows
 
 
+def sheet_texts(book: Any, title: str, tables: str) -> Iterator[tuple[int, str, str]]:
+    """(sheet number, sheet name, text) for each sheet with cells; a sheet named "Sheet1" is captioned `title`."""
+    for number, sheet in enumerate(book.worksheets, start=1):
+        sheet.reset_dimensions()  # read every row written, not only the range the file claims
+        caption = title if DEFAULT_SHEET.match(sheet.title) else sheet.title
+        if body := rows_to_text(sheet_rows(sheet), caption, tables=tables):
+            yield number, sheet.title, f"# {sheet.title}\n\n{body}"
+
+
 def read_xlsx(path: Path, *, tables: str) -> tuple[str, list[tuple[int, str, str]]]:
     """The workbook's title and (sheet number, sheet name, text) for each sheet with cells, rows as sentences."""
     package = open_package(path, "xlsx")
-    sheets = []
     # A file object, not the path: openpyxl refuses a path whose suffix is not an Excel one (a file read by content).
     source = package.source if isinstance(package.source, io.BytesIO) else path.open("rb")
     with source, warnings.catch_warnings():  # openpyxl warns about each extension it does not read (data validation…)
         warnings.simplefilter("ignore")
         book = load("xlsx", lambda: openpyxl.load_workbook(source, read_only=True, data_only=True))
         title = document_title(book.properties.title, path.stem)
-        try:
-            for number, sheet in enumerate(book.worksheets, start=1):
-                sheet.reset_dimensions()  # read every row written, not only the range the file claims
-                caption = title if DEFAULT_SHEET.match(sheet.title) else sheet.title
-                body = rows_to_text(sheet_rows(sheet), caption, tables=tables)
-                if body:
-                    sheets.append((number, sheet.title, f"# {sheet.title}\n\n{body}"))
-        except (MemoryError, RecursionError):
-            raise
-        except Exception:  # a sheet part cut short fails only when its rows are read
-            raise ParseError(corrupt("xlsx")) from None
+        try:  # a sheet part cut short fails only when its rows are read
+            sheets = load("xlsx", lambda: list(sheet_texts(book, title, tables)))
         finally:
             book.close()
     if not sheets:

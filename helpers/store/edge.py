@@ -502,8 +502,8 @@ class EdgeLocal:
 
     def _request(self, query: Any = None, using: str | None = None, prefetch: Any = None, query_filter: Any = None,
                  limit: int = 10, offset: int | None = None, with_payload: Any = True, with_vectors: Any = False,
-                 score_threshold: float | None = None) -> Any:  # fmt: skip
-        """One query as edge's `QueryRequest`: a nearest vector (dense or sparse), or a fusion of prefetches."""
+                 score_threshold: float | None = None, **ignored: Any) -> Any:  # fmt: skip
+        """One query as edge's `QueryRequest` (a nearest vector, or a fusion of prefetches); timeouts … ignored."""
         prefetches = prefetch if isinstance(prefetch, list) else [prefetch] * bool(prefetch)
         return qe.QueryRequest(
             limit=limit,
@@ -517,10 +517,8 @@ class EdgeLocal:
         )
 
     def query_points(self, collection_name: str, query: Any = None, **options: Any) -> models.QueryResponse:
-        """qdrant-client's `query_points` on edge: the options `_request` knows, the others (timeouts …) ignored."""
-        known = ("using", "prefetch", "query_filter", "limit", "offset", "with_payload", "with_vectors",
-                 "score_threshold")  # fmt: skip
-        request = self._request(query, **{key: value for key, value in options.items() if key in known})
+        """qdrant-client's `query_points` on edge (the options `_request` takes)."""
+        request = self._request(query, **options)
         with self._locked():
             found = self._shard(collection_name).query(request)
         return models.QueryResponse(points=[scored(p) for p in found])
