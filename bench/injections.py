@@ -61,7 +61,7 @@ def dev_costs(settings) -> dict[str, dict[str, int]]:
     """What the passage guard changes on each dev set's prompts (retrieval only: no model call)."""
     from helpers.byod.ingest import open_realworld
     from helpers.corpus import load_gold
-    from helpers.corpus.realworld import load_realworld
+    from helpers.corpus.pinned import REALWORLD
     from helpers.pipeline import RAGPipeline
 
     costs = {}
@@ -79,7 +79,7 @@ def dev_costs(settings) -> dict[str, dict[str, int]]:
         return costs
     try:
         costs["real dev"] = guard_cost(
-            [q.question for q in load_realworld("dev")], real.search, settings.retrieval.top_k
+            [q.question for q in REALWORLD.load("dev")], real.search, settings.retrieval.top_k
         )
     finally:
         real.close()
@@ -98,11 +98,11 @@ def main() -> None:
     record = Record("injections" + ("_smoke" if args.smoke else ""), args.out, args.smoke)
     record["reader"] = settings.llm.llm_model
     # 1. the rules both ways: attacked files flagged, benign passages and real chunks flagged
-    from helpers.corpus.realworld import realworld_available, realworld_docs_dir
+    from helpers.corpus.pinned import REALWORLD
 
     corpora = {"course": parsed_chunks(settings.paths.corpus_dir, settings)}
-    if realworld_available(settings):
-        corpora["real documents"] = parsed_chunks(realworld_docs_dir(settings), settings)
+    if REALWORLD.available(settings):
+        corpora["real documents"] = parsed_chunks(REALWORLD.docs_dir(settings), settings)
     rates = flag_rates(attacks, settings, corpora)
     print(rates.to_string())
     record["flags"] = rates.reset_index().to_dict("records")

@@ -14,12 +14,11 @@ from helpers.config import get_settings
 from helpers.corpus import CATEGORIES
 from helpers.corpus.attacks import read_jsonl
 from helpers.corpus.pinned import REALWORLD
-from helpers.corpus.realworld import load_realworld, realworld_available, realworld_docs_dir
 from helpers.parsing import parse
 
-QUESTIONS = load_realworld()
+QUESTIONS = REALWORLD.load()
 NEEDS_DOCS = pytest.mark.skipif(
-    not realworld_available(get_settings()),
+    not REALWORLD.available(get_settings()),
     reason="real documents not rebuilt: run .venv/bin/python course_data/realworld/rebuild.py (see its README)",
 )
 
@@ -40,7 +39,7 @@ def _fold(text: str) -> str:
 @cache
 def parsed_text(doc: str) -> str:
     """The folded text the kit's parser extracts from one rebuilt document (as the pipeline parses it)."""
-    folder = realworld_docs_dir(get_settings())
+    folder = REALWORLD.docs_dir(get_settings())
     return _fold(" ".join(d.text for d in parse(folder / doc, root=folder)))
 
 

@@ -102,12 +102,12 @@ def test_the_course_corpus_chunks_the_same_with_record_keys_as_without() -> None
 
 
 def test_the_real_document_set_chunks_the_same_with_record_keys_as_without() -> None:
-    from helpers.corpus.realworld import realworld_available, realworld_docs_dir
+    from helpers.corpus.pinned import REALWORLD
 
     settings = get_settings()
-    if not realworld_available(settings):
+    if not REALWORLD.available(settings):
         pytest.skip("the real-document set is not rebuilt (course_data/realworld/README.md)")
-    documents = parse_folder(realworld_docs_dir(settings), progress=False, cache_dir=settings.paths.cache_dir).documents
+    documents = parse_folder(REALWORLD.docs_dir(settings), progress=False, cache_dir=settings.paths.cache_dir).documents
     plain = chunk_for_settings(documents, ChunkingSettings(chunk_records=False))
     keyed_nodes = chunk_for_settings(documents, ChunkingSettings(chunk_records=True))
     assert [(n.id_, n.text) for n in plain] == [(n.id_, n.text) for n in keyed_nodes]

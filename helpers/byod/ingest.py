@@ -116,10 +116,10 @@ def ingest_folder(path: str | Path, settings: Settings | None = None, progress: 
 
 def open_realworld(settings: Settings, index_if_missing: bool) -> tuple[RAGPipeline | None, str]:
     """The real-document set's pipeline or None, and a sentence why; an empty one is indexed if `index_if_missing`."""
-    from helpers.corpus.realworld import realworld_available, realworld_docs_dir
+    from helpers.corpus.pinned import REALWORLD
 
-    folder = realworld_docs_dir(settings)
-    if not realworld_available(settings):
+    folder = REALWORLD.docs_dir(settings)
+    if not REALWORLD.available(settings):
         return None, f"the real-document set is not rebuilt under {folder} (course_data/realworld/README.md)"
     pipeline = RAGPipeline(folder_settings(folder, settings))
     if pipeline.store.count() == 0 and not index_if_missing:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from helpers.config import Settings, get_settings, value_of
 from helpers.corpus import Question, load_gold
+from helpers.corpus.pinned import REALWORLD, VERSIONED, PinnedSet
 from helpers.evaluation.bootstrap import paired_bootstrap
 
 if TYPE_CHECKING:
@@ -46,24 +47,20 @@ def course_corpus(split: str = "dev", settings: Settings | None = None) -> Corpu
     return Corpus("course", Path((settings or get_settings()).paths.corpus_dir), questions, expansion=True)
 
 
-def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
-    """The real-document set, or None when its folder has not been rebuilt (course_data/realworld/README.md)."""
-    from helpers.corpus.realworld import load_realworld, realworld_available, realworld_docs_dir
-
+def pinned_corpus(pinned: PinnedSet, name: str, split: str = "dev", settings: Settings | None = None) -> Corpus | None:
+    """A pinned document set and one split of its questions, or None when it has not been rebuilt (its README)."""
     settings = settings or get_settings()
-    if not realworld_available(settings):
-        return None
-    return Corpus("real", realworld_docs_dir(settings), tuple(load_realworld(split)))
+    return Corpus(name, pinned.docs_dir(settings), tuple(pinned.load(split))) if pinned.available(settings) else None
+
+
+def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
+    """The real-document set (course_data/realworld/README.md)."""
+    return pinned_corpus(REALWORLD, "real", split, settings)
 
 
 def versioned_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
-    """The versioned real-document set (one document in several academic years), or None when not rebuilt."""
-    from helpers.corpus.pinned import VERSIONED
-
-    settings = settings or get_settings()
-    if not VERSIONED.available(settings):
-        return None
-    return Corpus("versioned", VERSIONED.docs_dir(settings), tuple(VERSIONED.load(split)))
+    """The versioned real-document set: one document in several academic years (course_data/versioned/README.md)."""
+    return pinned_corpus(VERSIONED, "versioned", split, settings)
 
 
 def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any) -> Settings:

@@ -52,10 +52,10 @@ class Attempt:
 
 def realworld_dev() -> list[str]:
     """The real-document dev questions, or [] while that set does not exist yet."""
-    from helpers.corpus.realworld import load_realworld
+    from helpers.corpus.pinned import REALWORLD
 
     try:
-        questions = load_realworld(split="dev")
+        questions = REALWORLD.load(split="dev")
     except (OSError, ValueError):  # the file not there yet, or not readable as gold questions
         return []
     return [q.question for q in questions if q.category != "injection"]
