@@ -17,10 +17,10 @@ from llama_index.core import Document
 from llama_index.core.schema import TextNode
 
 from helpers.chunking.base import add_context, contextual_prefix, count_tokens, finish, node_id
-from helpers.chunking.fixed import fixed_tokens, plain_token_chunks, token_windows
+from helpers.chunking.fixed import fixed_tokens, token_windows
 from helpers.chunking.paragraphs import paragraph_window
 from helpers.chunking.records import with_record_keys
-from helpers.chunking.recursive import recursive_chars, recursive_split
+from helpers.chunking.recursive import recursive_chars
 from helpers.chunking.sections import (
     fill_section_paths,
     header_sections,
@@ -86,15 +86,12 @@ def chunk_for_settings(documents: Sequence[Document], chunking: ChunkingSettings
 __all__ = [
     "DEFAULT_STRATEGY",
     "STRATEGIES",
-    "add_context",
     "chunk_documents",
     "chunk_for_settings",
     "contextual_prefix",
     "count_tokens",
     "merge_small_sections",
     "node_id",
-    "plain_token_chunks",
-    "recursive_split",
     "token_windows",
     "word_spans",
 ]
