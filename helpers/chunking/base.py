@@ -87,6 +87,17 @@ def make_nodes(document: Document, texts: Sequence[str], section_paths: Sequence
     return nodes
 
 
+def chunk_starts(text: str, pieces: Sequence[str]) -> list[int]:
+    """Where each piece starts in `text` (-1: not found as written, e.g. a splitter rewrote its spacing); each is
+    looked for from where the last one found starts, as chunks come in document order and may overlap."""
+    starts, cursor = [], 0
+    for piece in pieces:
+        found = text.find(piece, cursor)
+        cursor = max(cursor, found)
+        starts.append(found)
+    return starts
+
+
 def contextual_prefix(node: TextNode) -> str:
     """The study knowledge base's prefix: "Title > Section > Subsection" (a heading equal to the title once)."""
     parts = [str(node.metadata.get("title", "")), *str(node.metadata.get("section_path", "")).split(SEPARATOR)]
