@@ -1,7 +1,5 @@
-"""What every chunking strategy shares: token counting, building nodes, ids, and the contextual prefix.
-
-`finish` numbers each document's chunks, gives every node a deterministic id and stores the filter payload (terms
-and tracks, `facets.py`; academic year and term, `periods.py`); `add_context` embeds a "Title > Section" prefix.
+"""What every chunking strategy shares: token counting, building nodes, ids, the filter payload (`facets.py`,
+`periods.py`) and the contextual prefix.
 What it leaves out: the strategies themselves (one file each) and anything about embedding or storage.
 """
 
