@@ -43,6 +43,7 @@ from tqdm.auto import tqdm
 from bench.common import RESULTS_DIR, Record, use_cache_as_after_setup
 from helpers.config import Settings, get_settings
 from helpers.corpus import Question
+from helpers.corpus.pinned import VERSIONED
 from helpers.evaluation.misses import reranker_ceiling, stage_shares
 from helpers.evaluation.two_corpora import (
     CHUNK_KEYS,
@@ -53,12 +54,12 @@ from helpers.evaluation.two_corpora import (
     course_corpus,
     indexed,
     paired_f1,
+    pinned_corpus,
     reader_passages,
     realworld_corpus,
     refusal_rules,
     side_by_side,
     tuning_settings,
-    versioned_corpus,
 )
 from helpers.metrics.answer_relevance import contains_answer
 from helpers.metrics.answers import answer_support
@@ -121,6 +122,11 @@ CONTEXT_BUDGETS = (200, 300, 450, 550, 650)  # context tokens; the prompt adds a
 CORPORA = ("course", "real")
 # The reader's whole-dev-split run (`answers --name realworld_reader_dev`) the refusal rules are scored on.
 RULES_ANSWERS, RULES_BASE, RULES_FORCED = "reader_dev", "defaults (k 4)", "16 hits cut to 550 tokens, forced answer"
+
+
+def versioned_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
+    """The versioned real-document set: one document in several academic years (course_data/versioned/README.md)."""
+    return pinned_corpus(VERSIONED, "versioned", split, settings)
 
 
 def corpora(split: str, base: Settings, names: tuple[str, ...] = CORPORA) -> list[Corpus]:

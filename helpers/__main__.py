@@ -10,6 +10,8 @@ import sys
 import time
 from contextlib import closing
 
+from helpers.classroom.site import SiteError
+from helpers.classroom.student import ClassroomError
 from helpers.config import (
     CONFIG_ENV,
     ENVIRONMENT,
@@ -147,27 +149,19 @@ def _make_questions(args: argparse.Namespace) -> int:
 
 def _student_version(args: argparse.Namespace) -> int:
     """Write the student notebooks (solutions stubbed, outputs cleared) into a folder."""
-    from helpers.classroom import ClassroomError, write_student_version
+    from helpers.classroom import write_student_version
 
-    try:
-        written = write_student_version(args.out)
-    except ClassroomError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    written = write_student_version(args.out)
     print(f"{len(written)} student notebooks written to {args.out} (solutions replaced by stubs, outputs cleared)")
     return 0
 
 
 def _nbgrader_course(args: argparse.Namespace) -> int:
     """Write an nbgrader course folder (source/<assignment>/, nbgrader_config.py) from the instructor notebooks."""
-    from helpers.classroom import ClassroomError, write_course
+    from helpers.classroom import write_course
 
     wanted = [name.strip() for name in args.notebooks.split(",") if name.strip()] if args.notebooks else None
-    try:
-        written = write_course(args.course, wanted, assignment=args.assignment)
-    except ClassroomError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    written = write_course(args.course, wanted, assignment=args.assignment)
     assignments = sorted({path.parent.name for path in written})
     print(f"{len(written)} notebooks written to {args.course}/source/ as the assignments: {', '.join(assignments)}")
     print(f"next: cd {args.course} && nbgrader generate_assignment {assignments[0]}  (then autograde, formgrade)")
@@ -192,13 +186,9 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 def _course_site(args: argparse.Namespace) -> int:
     """Render the executed notebooks and the course map to static HTML (scripts/render.sh executes them first)."""
-    from helpers.classroom.site import FAILED, SiteError, build_site
+    from helpers.classroom.site import FAILED, build_site
 
-    try:
-        pages = build_site(args.executed, args.out)
-    except SiteError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    pages = build_site(args.executed, args.out)
     for page in pages:
         seconds = f" ({page.run['seconds']} s)" if page.run.get("seconds") is not None else ""
         notes = page.notes if page.state != "not executed" else []  # the same line on every page not run
@@ -324,6 +314,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except ConfigError as err:
         print(f"configuration error: {err}", file=sys.stderr)
+        return 2
+    except (ClassroomError, SiteError) as err:  # a folder or notebook the classroom commands cannot use
+        print(f"error: {err}", file=sys.stderr)
         return 2
     except RuntimeError as err:  # StoreError, LLMError, ModelNotAvailable: messages written for people
         print(f"error: {err}", file=sys.stderr)

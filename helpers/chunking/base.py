@@ -1,7 +1,5 @@
-"""What every chunking strategy shares: token counting, building nodes, ids, and the contextual prefix.
-
-`finish` numbers each document's chunks, gives every node a deterministic id and stores the filter payload (terms
-and tracks, `facets.py`; academic year and term, `periods.py`); `add_context` embeds a "Title > Section" prefix.
+"""What every chunking strategy shares: token counting, building nodes, ids, the filter payload (`facets.py`,
+`periods.py`) and the contextual prefix.
 What it leaves out: the strategies themselves (one file each) and anything about embedding or storage.
 """
 
@@ -85,6 +83,17 @@ def make_nodes(document: Document, texts: Sequence[str], section_paths: Sequence
         node.relationships[NodeRelationship.SOURCE] = source.model_copy(update={"metadata": dict(source.metadata)})
         nodes.append(node)
     return nodes
+
+
+def chunk_starts(text: str, pieces: Sequence[str]) -> list[int]:
+    """Where each piece starts in `text` (-1: not found as written, e.g. a splitter rewrote its spacing); each is
+    looked for from where the last one found starts, as chunks come in document order and may overlap."""
+    starts, cursor = [], 0
+    for piece in pieces:
+        found = text.find(piece, cursor)
+        cursor = max(cursor, found)
+        starts.append(found)
+    return starts
 
 
 def contextual_prefix(node: TextNode) -> str:

@@ -1,9 +1,7 @@
 """Fixed token windows with overlap (the UChicago assistant's: 600 tokens, 150 overlap).
 
-`token_windows` is the whole mechanism in plain Python: cut a list of tokens into windows of `size`,
-each starting `size - overlap` after the previous one. `fixed_tokens` is the strategy as the production
-stack does it, with LlamaIndex's `TokenTextSplitter` counting the same cl100k_base tokens; it cuts only
-between words, so its windows come out the same in number and within a few tokens in length.
+`token_windows` is the mechanism in plain Python; `fixed_tokens` the strategy as the production stack runs it, with
+LlamaIndex's `TokenTextSplitter` on the same cl100k_base tokens (cut between words: as many windows, a few tokens off).
 What it leaves out: any notion of sentences, paragraphs or headings — that is what the other strategies add.
 """
 

@@ -1,8 +1,7 @@
 """Paragraph sliding window (the e-mail mini RAG's: 4 paragraphs per chunk, 1 paragraph of overlap).
 
-A paragraph is a run of lines between blank lines, so e-mails (hard-wrapped at 72 columns) and Markdown
-keep their natural units. The window is the very same `token_windows` function, sliding over a list
-of paragraphs instead of a list of tokens.
+A paragraph is a run of lines between blank lines (e-mails and Markdown keep their natural units); the window is
+`token_windows`, sliding over paragraphs instead of tokens.
 What it leaves out: any size limit — a very long paragraph makes a very long chunk.
 """
 

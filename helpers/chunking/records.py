@@ -18,6 +18,8 @@ from typing import NamedTuple
 from llama_index.core import Document
 from llama_index.core.schema import TextNode
 
+from helpers.chunking.base import chunk_starts
+
 TABLE_TYPES = ("table", "xlsx")  # documents whose every line is one row (`helpers.parsing.tables`)
 KEY_FIELDS = ("name", "code", "title", "id")  # a JSON object's fields that say what it is, in the key's order
 KEY_FIELD_CHARS = 60  # a row's leading field longer than this is content (a description), not part of its key
@@ -144,19 +146,12 @@ def keyed(text: str, keys: Sequence[Key]) -> str:
 
 
 def with_record_keys(document: Document, nodes: Sequence[TextNode]) -> list[TextNode]:
-    """The document's chunks, each that starts inside a record and lacks its key given the key at its head.
-
-    A chunk is found in the document's text from where the previous one started (chunks are in order and may
-    overlap); one not found as written (a strategy that rewrote the spacing) is left as it is.
-    """
+    """The document's chunks, each that starts inside a record and lacks its key given the key at its head (a chunk
+    not found in the text as written is left as it is)."""
     keyer = keyer_for(document)
     if keyer is None:
         return list(nodes)
-    cursor = 0
-    for node in nodes:
-        offset = document.text.find(node.text, cursor)
-        if offset < 0:
-            continue
-        cursor = offset
-        node.set_content(keyed(node.text, keyer(offset)))
+    for node, start in zip(nodes, chunk_starts(document.text, [node.text for node in nodes]), strict=True):
+        if start >= 0:
+            node.set_content(keyed(node.text, keyer(start)))
     return list(nodes)

@@ -1,8 +1,7 @@
 """Recursive character splitting (the TUM chatbot's: 500 characters, 50 overlap, only texts over 2 × 500).
 
-Cut at the coarsest separator present (blank line, line, sentence, word, character), recurse into pieces still too
-long, glue neighbours into chunks of at most `size` characters with `overlap`. `recursive_split` fills the `split`
-slot (helpers.mechanisms), so notebook 02's student-written splitter chunks the whole kit.
+Cut at the coarsest separator present, recurse into pieces still too long, glue neighbours into chunks of at most
+`size` characters with `overlap`; `recursive_split` is the `split` slot, so a student's splitter chunks the whole kit.
 What it leaves out: token counting (sizes are characters) and headings (see `sections.py`).
 """
 

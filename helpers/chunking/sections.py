@@ -16,7 +16,7 @@ from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import TextNode
 
-from helpers.chunking.base import SEPARATOR, count_tokens, make_nodes, splitter_tokenizer
+from helpers.chunking.base import SEPARATOR, chunk_starts, count_tokens, make_nodes, splitter_tokenizer
 
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 MIN_SECTION_TOKENS = 100
@@ -59,25 +59,16 @@ def heading_trails(text: str) -> list[tuple[int, str]]:
 
 
 def fill_section_paths(document: Document, nodes: Sequence[TextNode]) -> list[TextNode]:
-    """Give each node without a section path the headings above where its text starts in the document.
-
-    Chunks come in document order, so each is looked for from where the previous one started; a chunk whose
-    text is not found verbatim (a splitter that rewrote whitespace) keeps the path it had.
-    """
+    """Give each node without a section path the headings above where its text starts in the document (a chunk
+    whose start is not found as written keeps the path it had)."""
     trails = heading_trails(document.text)
     if not trails:
         return list(nodes)
     starts = [offset for offset, _ in trails]
-    cursor = 0
-    for node in nodes:
-        if node.metadata.get("section_path"):
-            continue
-        found = document.text.find(node.text[:200], cursor)
-        if found < 0:
-            continue
-        cursor = found
+    pathless = [node for node in nodes if not node.metadata.get("section_path")]
+    for node, found in zip(pathless, chunk_starts(document.text, [node.text[:200] for node in pathless]), strict=True):
         before = bisect.bisect_right(starts, found + len(node.text) // 2) - 1  # the heading over most of it
-        if before >= 0:
+        if found >= 0 and before >= 0:
             node.metadata["section_path"] = trails[before][1]
     return list(nodes)
 

@@ -1,8 +1,6 @@
-"""The course corpus and its question sets: the shared `Question` type and every loader of `course_data/`.
-
-`course_files()` lists the documents under `course_data/docs/`; `load_gold(split=...)` returns typed `Question`s
-from `course_data/gold/gold.jsonl` (format: `course_data/gold/FORMAT.md`); `load_routing()` the routing questions.
-It sits at the bottom of the package with `config`, so every stage can name a `Question`.
+"""The course corpus and its question sets: the shared `Question` type and every loader of `course_data/` (the gold
+file's format: `course_data/gold/FORMAT.md`). It sits at the bottom of the package with `config`, so every stage can
+name a `Question`.
 What it leaves out: parsing the documents (`helpers.parsing`).
 """
 

@@ -1,9 +1,5 @@
-"""The indirect-injection suite: attacks planted in ordinary documents, and passages that only quote them.
-
-`document_attacks()` reads the attacks (seven languages; at the start, middle or end of a document; with the
-student question about it and the payload an answer holds only when the attack took it over), `plant_attacks()`
-writes each attacked document as Markdown, HTML, e-mail, PDF or Word, and `document_benign()` reads passages
-that quote instructions or attacks for teaching: text no rule may flag.
+"""The indirect-injection suite: attacks planted in ordinary documents (seven languages; at the start, middle or end;
+written as Markdown, HTML, e-mail, PDF or Word), and passages that only quote them: text no rule may flag.
 What it leaves out: judging them (`helpers.lab.guard`, `helpers.evaluation.injections`).
 """
 

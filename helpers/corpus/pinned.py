@@ -1,8 +1,7 @@
 """Document sets pinned to commits of public git repositories: their manifests, rebuilds and questions.
 
-A `PinnedSet` is a folder `course_data/<name>/` whose documents are rebuilt into `<data_dir>/<name>/docs`
-(`REALWORLD`, `PAPERS`, `VERSIONED`); `rebuild` extracts every file at its pinned commit from a local copy,
-checking its hash.
+A `PinnedSet` (`REALWORLD`, `PAPERS`, `VERSIONED`) is a folder `course_data/<name>/` whose documents `rebuild`
+extracts into `<data_dir>/<name>/docs` from a local copy at their pinned commits, checking each file's hash.
 What it leaves out: fetching (a missing repository is named with the lines that get it), writing the manifests
 (each set's `make_manifest.py`), and committing the documents: only the manifests are committed.
 """

@@ -1,8 +1,5 @@
-"""Your own evaluation questions: a CSV or JSONL file with a `question` and an `answer` column.
-
-`load_questions(path)` reads them as the kit's `Question`s; an answer may list alternatives separated by ";",
-optional `id`, `source` and `evidence` columns name the question and its evidence, and every problem raises
-`ByodError` naming the file and line. `question_subset` keeps a seeded, stratified share of any question set.
+"""Your own evaluation questions: a CSV or JSONL file with a `question` and an `answer` column (alternatives separated
+by ";"; optional `id`, `source` and `evidence` columns); every problem raises `ByodError` naming the file and line.
 What it leaves out: several evidence quotes per question.
 """
 

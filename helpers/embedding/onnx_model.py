@@ -1,8 +1,7 @@
 """The packaged MiniLM through ONNX Runtime: exported once from the torch model, in float32 or int8.
 
-`ensure_exported` writes the ONNX files into `<cache_dir>/onnx/`, recorded with their sha256 in `export.json`
-(a file that no longer matches is exported again); `OnnxEmbedder` tokenises, pads per batch and mean-pools
-as sentence-transformers does. Once the files exist, torch is not even imported.
+`ensure_exported` writes the files into `<cache_dir>/onnx/` with their sha256 (a file that no longer matches is
+exported again); `OnnxEmbedder` mean-pools as sentence-transformers does, and once exported, torch is not imported.
 What it leaves out: ONNX Runtime's offline optimiser, static quantisation (needs calibration data), GPUs.
 """
 

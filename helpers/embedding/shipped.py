@@ -1,8 +1,7 @@
 """The shipped course vectors: a read-only "seed" the embedder consults before it computes anything.
 
-`course_data/index/embeddings-<model>.npz` holds each course chunk's cache key and float16 vector, so a fresh
-machine looks them up instead of embedding the corpus; a file that fails its checks is ignored with a warning.
-Rebuild it with `.venv/bin/python -m bench.shipped_vectors` when the corpus or the default chunking changes.
+`course_data/index/embeddings-<model>.npz` holds each course chunk's cache key and float16 vector (a file failing its
+checks is ignored); rebuild it with `python -m bench.shipped_vectors` when the corpus or the default chunking changes.
 What it leaves out: other chunkings and corpora, and float32 precision (vectors are normalised again on load).
 """
 

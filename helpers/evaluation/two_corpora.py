@@ -16,7 +16,7 @@ import pandas as pd
 
 from helpers.config import Settings, get_settings, value_of
 from helpers.corpus import Question, load_gold
-from helpers.corpus.pinned import REALWORLD, VERSIONED, PinnedSet
+from helpers.corpus.pinned import REALWORLD, PinnedSet
 from helpers.evaluation.bootstrap import paired_bootstrap
 
 if TYPE_CHECKING:
@@ -56,11 +56,6 @@ def pinned_corpus(pinned: PinnedSet, name: str, split: str = "dev", settings: Se
 def realworld_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
     """The real-document set (course_data/realworld/README.md)."""
     return pinned_corpus(REALWORLD, "real", split, settings)
-
-
-def versioned_corpus(split: str = "dev", settings: Settings | None = None) -> Corpus | None:
-    """The versioned real-document set: one document in several academic years (course_data/versioned/README.md)."""
-    return pinned_corpus(VERSIONED, "versioned", split, settings)
 
 
 def tuning_settings(corpus: Corpus, base: Settings | None = None, **changes: Any) -> Settings:

@@ -1,7 +1,5 @@
-"""The self-checks of the capstone (notebook 12), and what its hidden tests use to catch a wrong answer.
-
-The hidden tests run the student's choice on tables they never saw: `rigged_dev_rows` makes another setting win
-on dev, `with_decoy_test_rows` adds test rows another setting wins.
+"""The self-checks of the capstone (notebook 12), and the tables its hidden tests run the student's choice on, tables
+the student never saw: another setting made to win on dev (`rigged_dev_rows`), or on added test rows.
 What it leaves out: the prose answer (graded by hand with its rubric).
 """
 

@@ -11,6 +11,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +146,6 @@ class CachedCompleter:
 
     def __init__(self, make: Callable[[], LLM], model_name: str, cache: DiskCache) -> None:
         self._make, self.model_name, self.cache = make, model_name, cache
-        self._llm: LLM | None = None
         self.call_seconds: list[float] = []  # real model time of every reply, also for cached ones (stored with it)
 
     @classmethod
@@ -153,12 +153,10 @@ class CachedCompleter:
         """Use the pipeline's LLM (loaded lazily by the pipeline itself)."""
         return cls(lambda: pipeline.llm, pipeline.settings.llm.name, llm_cache(pipeline.settings))
 
-    @property
+    @cached_property
     def llm(self) -> LLM:
-        """The underlying model (built now if needed)."""
-        if self._llm is None:
-            self._llm = self._make()
-        return self._llm
+        """The underlying model (built on first use)."""
+        return self._make()
 
     def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
         """The model's reply text, from the cache when this exact prompt was seen before."""

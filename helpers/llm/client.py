@@ -1,7 +1,5 @@
-"""LLM clients behind one small interface: chat messages in, text (or a stream of text pieces) out.
-
-`LocalLLM` runs the packaged GGUF in-process with llama-cpp-python (offline); `OpenAICompatibleLLM` talks to any
-OpenAI-compatible endpoint (`OPENAI_BASE_URL`). Temperature 0 and a fixed seed: a re-run gives the same answer.
+"""LLM clients behind one small interface: chat messages in, text (or a stream of text pieces) out, at temperature 0
+with a fixed seed: `LocalLLM` (the packaged GGUF, offline) or `OpenAICompatibleLLM` (`OPENAI_BASE_URL`).
 What it leaves out: tool calls, logprobs, batching.
 """
 

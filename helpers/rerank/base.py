@@ -1,8 +1,7 @@
 """What every reranker shares: the `Reranker` protocol, ordering by a new score, and a retriever wrapper.
 
-A reranker reads the query and one candidate *together*, which costs a model call per chunk, so it only sees
-the first stage's top N. Each reranked hit keeps its earlier scores and gains `scores["rerank"]`; `Reranked`
-makes "retrieve top N, rerank, keep k" an ordinary `Retriever`.
+A reranker reads the query and one candidate together (a model call per chunk), so it only sees the first stage's
+top N; each reranked hit gains `scores["rerank"]`, and `Reranked` makes "retrieve N, rerank, keep k" a `Retriever`.
 What it leaves out: the models themselves (cross_encoder.py, llm.py, finetune.py) and listwise reranking.
 """
 

@@ -1,8 +1,7 @@
 """Cross-encoder reranking: a small transformer reads "query [SEP] passage" and outputs one relevance score.
 
-Every query word attends to every passage word (a sharper score than the embedder's cosine, one forward pass
-per pair). Any sentence-transformers `CrossEncoder` works: a local folder (the kit's fine-tuned MiniLM) or a hub
-name already in your Hugging Face cache (the kit never downloads).
+Every query word attends to every passage word (sharper than the embedder's cosine, a forward pass per pair). Any
+sentence-transformers `CrossEncoder` works: a local folder, or a hub name already in your cache (never downloaded).
 What it leaves out: training (finetune.py) and score calibration — scores only order passages of one query.
 """
 

@@ -1,10 +1,8 @@
 """The kit's own reranker: a MiniLM cross-encoder fine-tuned on CPU from the packaged embedder weights.
 
-`CrossEncoder(path, num_labels=1)` gives the embedder's transformer a new scoring head, trained on synthetic
-question–chunk pairs (synthetic.py). The model is saved under `<cache_dir>/rerankers/`, in a folder named by the
-hash of its data, and `latest.json` points at the newest: `python -m helpers train-reranker`.
-What it leaves out: a validation split and early stopping, more than one negative mining round, and GPUs (it
-simply runs faster where torch finds one).
+`CrossEncoder(path, num_labels=1)` gives the embedder's transformer a new scoring head, trained on synthetic pairs
+(synthetic.py); `python -m helpers train-reranker` saves it under `<cache_dir>/rerankers/<hash of its data>/`.
+What it leaves out: a validation split and early stopping, more than one negative mining round, and GPUs.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """LLM pointwise reranking: score each (question, chunk) by the local generator's probability of "Yes".
 
-The prompt asks "does this passage answer the question?"; one pass through the model (`eval`) gives the next
-token's logits, and the score is p(Yes) / (p(Yes) + p(No)). The question comes first, so llama.cpp keeps it in
-its KV cache and only the passage is new. Scores are cached on disk by model + prompt hash.
+One pass through the model gives the next token's logits: the score is p(Yes) / (p(Yes) + p(No)). The question
+comes first, so llama.cpp keeps it in its KV cache; scores are cached on disk by model + prompt hash.
 What it leaves out: listwise prompts and remote endpoints (an OpenAI-compatible API gives no next-token logits).
 """
 

@@ -1,8 +1,7 @@
 """Late interaction (ColBERT's MaxSim) over the packaged MiniLM's token vectors: a reranker with no training.
 
-maxsim(q, p) = mean over query tokens of the best cosine with any passage token, so details the embedder's
-average blurs ("ADS 530" vs "ADS 503") count. Passage token vectors are kept in memory for the kernel.
-`first_stage_weight > 0` fuses the MaxSim rank with the first stage's by reciprocal rank fusion.
+maxsim(q, p) = mean over query tokens of the best cosine with any passage token, so details the embedder's average
+blurs ("ADS 530" vs "ADS 503") count; `first_stage_weight > 0` fuses its rank with the first stage's (RRF).
 What it leaves out: ColBERT's training, an index of all token vectors, compression, and a disk cache.
 """
 

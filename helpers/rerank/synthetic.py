@@ -1,9 +1,8 @@
-"""Training data for the kit's own cross-encoder: questions the local LLM writes about corpus chunks.
+"""Training data for the kit's own cross-encoder: questions the local LLM writes about corpus chunks (no gold question).
 
-No gold question is used. Each sampled chunk is the positive of the question the LLM writes about it, with the
-chunks BM25 ranks highest as hard negatives; `cloze_pairs` needs no LLM (the inverse cloze task).
-What it leaves out: filtering bad generated questions, and checking that a "negative" does not also answer the
-question in other words (the labels are noisy, as in most synthetic data).
+Each sampled chunk is the positive of the question written about it, the chunks BM25 ranks highest its hard
+negatives; `cloze_pairs` needs no LLM (the inverse cloze task).
+What it leaves out: filtering bad generated questions, and "negatives" that answer the question in other words.
 """
 
 from __future__ import annotations

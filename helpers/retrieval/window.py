@@ -1,7 +1,5 @@
-"""Small-to-big: match on chunks, hand the reader each hit with its neighbouring chunks (sentence windows).
-
-`Windowed` widens each hit by `window` chunks a side, merges hits whose windows touch, and drops near-copies
-(`drop_near_duplicates`). Compare set-ups at equal prompt tokens, not equal k.
+"""Small-to-big: match on chunks, hand the reader each hit with its neighbouring chunks (sentence windows), hits whose
+windows touch merged and near-copies dropped; compare set-ups at equal prompt tokens, not equal k.
 What it leaves out: windows across documents (each PDF page is one) and windows in characters.
 """
 

@@ -1,8 +1,7 @@
 """Aggregation questions ("which courses meet on Tuesdays?") answered from payload values, not from top-k.
 
-An answer that is *every* matching row needs all rows, and k chunks rarely hold them all. Each row of the class
-schedule becomes one point with structured payload; `distinct_values` asks Qdrant for every value of a field
-over the points a filter matches (complete by construction). `topk_recall` measures the top-k alternative.
+Each row of the class schedule is one point with structured payload, and `distinct_values` asks Qdrant for every
+value of a field over the points a filter matches: complete by construction, where k chunks rarely hold every row.
 What it leaves out: turning a free-form question into the filter (the planner only says *that* it is a list).
 """
 

@@ -1,9 +1,7 @@
 """One question, several sources (the TUM chatbot's way): plan → scope → gather the sections the plan names → answer.
 
-`SourcesAssistant.answer(question, student_id, planner)` asks back when the plan is ask_followup alone, answers
-a list question with a schedule condition from the payload (no LLM call), and otherwise compiles the student's
-chunks, the course index's top-k and the profile, as the plan says, for the LLM in short mode.
-`use_scope=False` turns the filters off (the ablation); `score_answers` gives F1 and the asked-back rates.
+It asks back when the plan is ask_followup alone, answers a list question with a schedule condition from the payload
+(no LLM call), and otherwise gives the LLM the student's chunks, the course index's top-k and the profile.
 What it leaves out: several rounds (the student's reply to the follow-up starts a new question).
 """
 

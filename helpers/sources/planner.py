@@ -1,8 +1,7 @@
 """Which sources a question needs (the TUM chatbot's planner): keyword rules, or the LLM with a validated schema.
 
-A plan is a set of `ACTIONS`. `KeywordPlanner` is a dozen regular expressions; `LLMPlanner` asks the model for
-one of eight routes, each a fixed set of actions (why routes: docs/decisions.md), and falls back to the keyword
-plan when the reply does not validate (`fallbacks`).
+A plan is a set of `ACTIONS`. The LLM picks one of eight routes, each a fixed set of actions (why routes:
+docs/decisions.md); a reply that does not validate falls back to the keyword plan (`fallbacks`).
 What it leaves out: plans with an order or with arguments (which filters to use is decided by the caller).
 """
 

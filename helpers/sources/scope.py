@@ -1,9 +1,7 @@
 """Metadata filters derived from the question and the student's profile (the TUM chatbot scopes every search this way).
 
-`derive_scope(question, profile, rows)` reads the term, days, modality, instructor, course, track and degree
-level a question states, or implies through the profile ("my track", "my first term"); `where` keeps those the
-class-schedule payload can filter on, `list_field` names the field a list question asks for, and `query_hint`
-adds the profile's values to the search text (few course chunks carry such payload).
+The term, days, modality, instructor, course, track and degree level a question states or implies through the profile
+("my track"); `where` keeps those the class schedule can filter on, `query_hint` adds the profile's to the search text.
 What it leaves out: ranges ("after 5 pm"), negation ("not online"), relative dates beyond "next <season>".
 """
 

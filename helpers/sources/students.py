@@ -1,8 +1,7 @@
 """The student's own documents and profile, in their own collection, filtered by student id (isolation).
 
-`StudentDocs` parses, chunks and embeds every student's documents into one collection with a `student_id`
-payload, and `search` always filters on it, so a query for one student only ever returns that student's
-chunks. `ProfileStore` keeps the profiles as payload-only points, looked up by student id.
+Every student's chunks carry a `student_id` payload that `StudentDocs.search` always filters on, so a query for one
+student only returns that student's chunks; `ProfileStore` keeps the profiles as payload-only points.
 What it leaves out: uploads at run time and access control beyond the filter.
 """
 

@@ -1,9 +1,7 @@
 """Connecting to Qdrant: the embedded folder by default, a server when `QDRANT_URL` is set.
 
-`connect()` returns a `QdrantClient` either way, and turns a server that does not answer or a locked folder
-into a message that says what to do. The folder is opened through `shared.SharedLocal` (locked only while
-writing), or as qdrant-edge shards (`edge.EdgeLocal`) with `store_backend = "edge"`. `class_collection` keeps a
-class on one shared server apart by prefixing every other collection with the student's `KIT_COLLECTION`.
+`connect()` returns a `QdrantClient` either way (the folder through `shared.SharedLocal`, locked only while writing,
+or as qdrant-edge shards), and turns a server that does not answer or a locked folder into what to do about it.
 What it leaves out: collections and points (see `collection.py`).
 """
 

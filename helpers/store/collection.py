@@ -1,9 +1,7 @@
 """`KitStore`: one Qdrant collection of embedded chunks, written idempotently, searched with filters.
 
-Point ids come from content, so `upsert_nodes` writes only chunks not stored yet (or whose filterable payload
-changed), then removes the chunks of the same documents that are gone: a re-run writes nothing and an
-interrupted run resumes. `remove_sources` drops the chunks of deleted files. Opened with `keywords`, each point
-also keeps its BM25 sparse vector (`keywords.py`); `add_keywords` gives existing points theirs in place.
+Point ids come from content, so `upsert_nodes` writes only new chunks (or those whose filterable payload changed),
+then removes the chunks of the same documents that are gone: a re-run writes nothing, an interrupted run resumes.
 What it leaves out: the queries that use the sparse vectors and fusion (see `helpers.retrieval`).
 """
 
