@@ -304,10 +304,6 @@ class Settings:
             groups.append((section, rows))
         return groups
 
-    def as_rows(self) -> list[tuple[str, str]]:
-        """(key, value) rows for display, section after section, secrets masked."""
-        return [row for _, rows in self.grouped_rows() for row in rows]
-
 
 # Each section of `Settings` and its class, in the order `show()` prints them.
 SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Settings) if f.default_factory is not MISSING}

@@ -138,7 +138,7 @@ def test_show_groups_by_section(tmp_path: Path, capsys: pytest.CaptureFixture) -
     for section in SECTIONS:
         assert f"  [{section}]" in lines
     assert lines.index("  [retrieval]") < next(i for i, line in enumerate(lines) if line.split()[0] == "top_k")
-    assert [key for key, _ in Settings().as_rows()] == list(KEYS)
+    assert [key for _, rows in Settings().grouped_rows() for key, _ in rows] == list(KEYS)
 
 
 def test_the_command_line_prints_the_configuration() -> None:

@@ -44,7 +44,6 @@ from helpers.parsing.sniff import SUFFIX_KINDS, Sniffed, sniff
 from helpers.parsing.tables import calendar_lines, csv_to_text, row_to_sentence
 
 __all__ = [
-    "Document",
     "ParseError",
     "ParseReport",
     "UnsupportedFile",

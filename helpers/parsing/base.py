@@ -17,6 +17,7 @@ from llama_index.core import Document
 
 MAX_BYTES = 50 * 1024 * 1024  # files above this are refused without being read
 TABLE_MODES = ("sentences", "raw")
+CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")  # read as Latin-1, whose byte b is chr(b)
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")  # never text: NUL bytes, escapes (\t \n \f \r stay)
 
 # uuid5(namespace, name) is the same on every machine and every run: re-parsing gives the same ids.
@@ -73,15 +74,7 @@ def _cp1252_fallback(error: UnicodeError) -> tuple[str, int]:
     """Decode the bytes UTF-8 refused as Windows-1252 (Latin-1 where it has no character): mixed files survive."""
     assert isinstance(error, UnicodeDecodeError)
     bad = error.object[error.start : error.end]
-    return "".join(_cp1252_char(byte) for byte in bad), error.end
-
-
-def _cp1252_char(byte: int) -> str:
-    """One byte as Windows-1252, else Latin-1 (which has every byte)."""
-    try:
-        return bytes([byte]).decode("cp1252")
-    except UnicodeDecodeError:
-        return bytes([byte]).decode("latin-1")
+    return "".join(chr(b) if b in CP1252_UNDEFINED else bytes([b]).decode("cp1252") for b in bad), error.end
 
 
 codecs.register_error("kit-cp1252", _cp1252_fallback)

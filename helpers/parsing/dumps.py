@@ -56,20 +56,18 @@ def split_pages(text: str) -> list[Page]:
     return pages
 
 
-def template_lines(
-    pages: Sequence[Page], share: float = TEMPLATE_SHARE, min_pages: int = TEMPLATE_MIN_PAGES
-) -> set[str]:
-    """The lines (stripped) found on at least `share` of the pages, when there are at least `min_pages` pages."""
-    if len(pages) < min_pages:
+def template_lines(pages: Sequence[Page]) -> set[str]:
+    """The lines (stripped) found on at least `TEMPLATE_SHARE` of the pages, when there are `TEMPLATE_MIN_PAGES`."""
+    if len(pages) < TEMPLATE_MIN_PAGES:
         return set()
     on_pages = Counter(line for page in pages for line in {line.strip() for line in page.text.splitlines()})
     on_pages.pop("", None)
-    return {line for line, count in on_pages.items() if count >= share * len(pages)}
+    return {line for line, count in on_pages.items() if count >= TEMPLATE_SHARE * len(pages)}
 
 
-def drop_template_lines(pages: Sequence[Page], share: float = TEMPLATE_SHARE) -> list[Page]:
+def drop_template_lines(pages: Sequence[Page]) -> list[Page]:
     """Each page without the lines nearly every page repeats (menus, footers); its first line, the title, stays."""
-    template = template_lines(pages, share)
+    template = template_lines(pages)
     kept = []
     for page in pages:
         title, *rest = page.text.splitlines() or [""]

@@ -184,5 +184,5 @@ def test_the_key_is_never_shown_by_show_or_repr(rel_settings: Settings, capsys: 
     llm = OpenAICompatibleLLM(settings)
     printed = capsys.readouterr().out
     assert "openai_api_key" in printed and "set (hidden)" in printed
-    assert_no_secret(printed, repr(settings), str(settings), repr(llm), str(settings.as_rows()))
+    assert_no_secret(printed, repr(settings), str(settings), repr(llm), str(settings.grouped_rows()))
     llm.close()
