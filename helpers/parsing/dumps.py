@@ -57,7 +57,7 @@ def split_pages(text: str) -> list[Page]:
 
 
 def template_lines(pages: Sequence[Page]) -> set[str]:
-    """The lines (stripped) found on at least `TEMPLATE_SHARE` of the pages, when there are `TEMPLATE_MIN_PAGES`."""
+    """The lines (stripped) on at least `TEMPLATE_SHARE` of the pages, when there are `TEMPLATE_MIN_PAGES` or more."""
     if len(pages) < TEMPLATE_MIN_PAGES:
         return set()
     on_pages = Counter(line for page in pages for line in {line.strip() for line in page.text.splitlines()})
