@@ -189,7 +189,7 @@ class RetrievalSettings:
     similarity_threshold: float = 0.0  # drop hits whose final score is below this (0 keeps every hit)
     context_window: int = 0  # chunks added on each side of a hit for the reader (small-to-big); 0 = the hit alone
     near_duplicate: float = 0.8  # drop a passage whose words are this share of a better one's (0 = keep all)
-    period_aware: bool = False  # filter by the academic year a question names, else newest versions first (06)
+    period_aware: bool = True  # filter by the academic year a question names, else newest versions first (06)
 
     def __post_init__(self) -> None:
         _check_positive(self, "top_k", "hybrid_pool", "rrf_k", "fetch_multiplier")

@@ -155,7 +155,7 @@ def test_the_setting_puts_it_behind_the_base_retriever() -> None:
     settings = RetrievalSettings(retriever="dense", period_aware=True, query_expansion=False, near_duplicate=0.0)
     embedder = OneVector()
     assert repr(make_retriever(None, store, embedder, settings)) == "PeriodAware(Dense)"  # type: ignore[arg-type]
-    plain = make_retriever(None, store, embedder, RetrievalSettings(retriever="dense"))  # type: ignore[arg-type]
+    plain = make_retriever(None, store, embedder, RetrievalSettings(retriever="dense", period_aware=False))  # type: ignore[arg-type]
     assert "PeriodAware" not in repr(plain)
 
 

@@ -124,7 +124,8 @@ def test_the_pipeline_with_its_extras_off_is_the_visible_core(tmp_path: Path) ->
 
     question = "What is the application fee for the MS program?"
     extras_off = dict(retriever="dense", query_expansion=False, near_duplicate=0.0, context_window=0,
-                      dedupe_by_source=False, similarity_threshold=0.0, reranker="none",  # retrieval
+                      dedupe_by_source=False, similarity_threshold=0.0, period_aware=False,
+                      reranker="none",  # retrieval
                       worked_examples="none", best_passage_last=False, passage_guard="off", passage_titles=False,
                       refusal_threshold=0.0, short_style="forced", context_tokens=3000)  # fmt: skip
     settings = get_settings().replace(data_dir=tmp_path / "data", **extras_off)

@@ -230,8 +230,10 @@ def test_an_old_collection_gets_its_vectors_in_place(tmp_path: Path, backend: st
         old = KitStore(client, "course", 8)
         old.upsert_nodes(nodes)
         assert not old.keeps_keywords and "has no BM25 vectors" in (old.keywords_problem("kit") or "")
-        # copies kept (near_duplicate 0): the retriever asked for is the one returned, not wrapped
-        settings = RetrievalSettings(bm25_backend="store", bm25_tokenizer=KEYWORDS.tokenizer, near_duplicate=0.0)
+        # copies kept (near_duplicate 0), no period filter: the retriever asked for is the one returned, not wrapped
+        settings = RetrievalSettings(
+            bm25_backend="store", bm25_tokenizer=KEYWORDS.tokenizer, near_duplicate=0.0, period_aware=False
+        )
         with pytest.warns(UserWarning, match=r"bm25_backend = 'store': .* has no BM25 vectors.*in this kernel") as w:
             retriever = make_retriever("hybrid", old, None, settings, expand=False)  # type: ignore[arg-type]
         assert isinstance(retriever, HybridRetriever)
@@ -298,7 +300,7 @@ def test_a_bm25_function_of_ones_own_keeps_the_kernel(kit_functions: None, nodes
     store.upsert_nodes(nodes)
     use("bm25", lambda query, documents, k1, b: np.ones(len(documents)), quiet=True)
     with pytest.warns(UserWarning, match="bm25 function of your own"):
-        plain = RetrievalSettings(bm25_backend="store", near_duplicate=0.0)  # copies kept: the retriever unwrapped
+        plain = RetrievalSettings(bm25_backend="store", near_duplicate=0.0, period_aware=False)  # nothing wraps it
         retriever = make_retriever("bm25", store, None, plain, expand=False)  # type: ignore[arg-type]
     assert isinstance(retriever, BM25Retriever)
 
