@@ -383,11 +383,12 @@ def misses_stage(
     return anatomy_table(rows, by=("set-up", "corpus", "split")).reset_index(), rows
 
 
-PERIOD_SETUPS: dict[str, dict[str, Any]] = {  # record keys are on by default (`chunk_records`)
+PERIOD_SETUPS: dict[str, dict[str, Any]] = {  # record keys (`chunk_records`) and `period_aware` are on by default
+    "neither": dict(chunk_records=False, period_aware=False),
+    "record keys": dict(period_aware=False),
+    "period aware": dict(chunk_records=False),
     "defaults": {},
-    "period aware": dict(period_aware=True),
-    "no record keys": dict(chunk_records=False),
-    "no record keys, period aware": dict(chunk_records=False, period_aware=True),
+    **{f"rescored from {depth}": dict(hybrid_rescore=depth) for depth in (1000, 3000, 10000)},
 }
 
 

@@ -73,7 +73,7 @@ def test_settings_are_read_through_their_sections_only(tmp_path: Path) -> None:
     for key in SECTION_OF:  # no flat property: a flat name is input only (kit.toml, `replace`)
         assert not hasattr(settings, key), key
     assert set(SECTION_OF) == {f for kind in SECTIONS.values() for f in kind.__dataclass_fields__}
-    assert len(KEYS) == len(set(KEYS)) == 61
+    assert len(KEYS) == len(set(KEYS)) == 62
 
 
 def test_the_environment_sets_what_a_deployment_sets(tmp_path: Path) -> None:

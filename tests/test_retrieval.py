@@ -21,6 +21,7 @@ from helpers.retrieval import (
     load_synonyms,
     matches,
     min_max,
+    rescored_fusion,
     rrf_fusion,
     tokenize,
     weighted_fusion,
@@ -87,6 +88,28 @@ def test_hybrid_asks_each_side_for_a_candidate_pool() -> None:
     assert dense.asked == sparse.asked == [("q", 30)]
     with pytest.raises(ValueError, match="alpha"):
         HybridRetriever(dense, sparse, alpha=1.5)
+
+
+def test_rescoring_scores_each_candidate_on_both_sides_by_hand() -> None:
+    # pool 2: dense candidates a, b; sparse candidates b, d. Ranked 4 deep, dense also scores d (0.6), sparse a (2.0);
+    # c, in neither pool, is no candidate. Dense normalised over a, b, d: a 1, b 1/3, d 0; sparse: b 1, d 0.5, a 0.
+    dense = Fixed([*DENSE[:2], hit("d", dense=0.6), DENSE[2]])
+    hybrid = HybridRetriever(dense, Fixed(SPARSE), alpha=0.5, pool=2, rescore=4)
+    fused = hybrid.retrieve("q", k=3)
+    expected = {"a": 0.5, "b": 0.5 / 3 + 0.5, "d": 0.5 * 0.5}
+    assert [h.node_id for h in fused] == ["b", "a", "d"] and dense.asked == [("q", 4)]
+    for h in fused:
+        assert h.scores["fused"] == pytest.approx(expected[h.node_id])
+    assert fused[1].scores["sparse"] == 2.0 and fused[2].scores["dense"] == 0.6  # each side's own score, kept
+    # a side whose list was cut at the depth gives a candidate it did not list its lowest score; a shorter list, 0
+    cut = {h.node_id: h.scores for h in rescored_fusion(DENSE[:2], SPARSE[:2], depth=1, deep=2)}
+    assert cut["a"]["sparse"] == 6.0 and cut["b"]["dense"] == 0.7
+    short = {h.node_id: h.scores for h in rescored_fusion(DENSE[:1], SPARSE[:1], depth=1, deep=2)}
+    assert short["a"]["sparse"] == 0.0 and short["b"]["dense"] == 0.0
+    assert HybridRetriever(Fixed(DENSE), Fixed(SPARSE), "rrf", rescore=4).retrieve("q", k=4) == rrf_fusion(
+        [DENSE, SPARSE]
+    )  # RRF fuses ranks: nothing to rescore
+    assert "rescored from 4" in repr(hybrid)
 
 
 def test_threshold_keeps_hits_at_or_above() -> None:

@@ -150,16 +150,26 @@ def test_a_rerun_writes_nothing_and_never_duplicates(client: QdrantClient) -> No
     assert client.count("c", count_filter=LACKING).count == 0
 
 
-@pytest.mark.parametrize("fusion", ["weighted", "rrf"])
+@pytest.mark.parametrize(("fusion", "rescore"), [("weighted", 0), ("weighted", 30), ("rrf", 0)])
 def test_hybrid_is_one_request_and_ranks_as_the_kernel_does(
-    client: QdrantClient, nodes: list[TextNode], embedder: Embedder, fusion: str, monkeypatch: pytest.MonkeyPatch
+    client: QdrantClient,
+    nodes: list[TextNode],
+    embedder: Embedder,
+    fusion: str,
+    rescore: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     store = KitStore(client, "c", embedder.dimension, keywords=KEYWORDS)
     store.upsert_nodes(nodes)
-    kernel = HybridRetriever(DenseRetriever(store, embedder), BM25Retriever.from_store(store), fusion, pool=6)
+    sides = DenseRetriever(store, embedder), BM25Retriever.from_store(store)
+    kernel = HybridRetriever(*sides, fusion, pool=6, rescore=rescore)
     queries = ("application fee", "When is the ADS 530 exam?", "capstone office hours")
     expected = {query: kernel.retrieve(query, k=4) for query in queries}
-    inside = StoreHybridRetriever(store, embedder, tokenize, fusion, pool=6)
+    if rescore:  # rescoring changes the fused scores it is compared with
+        fused = {q: [round(h.scores["fused"], 6) for h in HybridRetriever(*sides, fusion, pool=6).retrieve(q, k=4)]
+                 for q in queries}  # fmt: skip
+        assert any([round(h.scores["fused"], 6) for h in expected[q]] != fused[q] for q in queries)
+    inside = StoreHybridRetriever(store, embedder, tokenize, fusion, pool=6, rescore=rescore)
     counted = calls(monkeypatch, client)
     for query in queries:
         found = inside.retrieve(query, k=4)

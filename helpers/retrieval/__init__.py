@@ -15,7 +15,7 @@ from helpers.retrieval.bm25 import TOKENIZERS, BM25Retriever, stemmed_tokenize, 
 from helpers.retrieval.bm25_file import SavedBM25, SavedBM25Retriever, bm25_for_store, save_bm25_beside
 from helpers.retrieval.dense import DenseRetriever
 from helpers.retrieval.expansion import Expanded, expand_query, load_synonyms
-from helpers.retrieval.hybrid import HybridRetriever, min_max, rrf_fusion, weighted_fusion
+from helpers.retrieval.hybrid import HybridRetriever, min_max, rescored_fusion, rrf_fusion, weighted_fusion
 from helpers.retrieval.metadata_match import matches
 from helpers.retrieval.periods import PeriodAware, older_versions
 from helpers.retrieval.postprocess import PostProcessed, above_threshold, dedupe_by_source
@@ -28,14 +28,14 @@ if TYPE_CHECKING:
     from helpers.embedding import Embedder
     from helpers.store import KitStore
 
-PARAMS = {"alpha", "rrf_k", "pool", "expand", "dedupe", "fetch_multiplier", "threshold", "bm25", "dense", "window",
-          "period_aware"}  # fmt: skip
+PARAMS = {"alpha", "rrf_k", "pool", "rescore", "expand", "dedupe", "fetch_multiplier", "threshold", "bm25", "dense",
+          "window", "period_aware"}  # fmt: skip
 
 # The base retrievers by name (to add one: its own file, a branch in `_base`, its name here and in
 # helpers.config.RETRIEVERS: a test keeps them in step), and how each hybrid fuses.
 NAMES = ("dense", "bm25", "hybrid", "hybrid_rrf")
 FUSION_OF = {"hybrid": "weighted", "hybrid_rrf": "rrf"}
-TUNING = {"alpha": "hybrid_alpha", "rrf_k": "rrf_k", "pool": "hybrid_pool"}  # a hybrid's params and their settings
+TUNING = {"alpha": "hybrid_alpha", "rrf_k": "rrf_k", "pool": "hybrid_pool", "rescore": "hybrid_rescore"}  # and settings
 
 
 def _base(
@@ -64,8 +64,8 @@ def make_retriever(
 ) -> Retriever:
     """A retriever by name over `store`; unset params come from `settings` (`Settings.retrieval`).
 
-    params: alpha, rrf_k, pool (hybrid candidates per side), expand, dedupe, fetch_multiplier, threshold, window,
-    period_aware, and the sides to reuse: bm25 (a fitted `BM25Retriever`) and dense (e.g. `Memoized`).
+    params: alpha, rrf_k, pool (hybrid candidates per side), rescore, expand, dedupe, fetch_multiplier, threshold,
+    window, period_aware, and the sides to reuse: bm25 (a fitted `BM25Retriever`) and dense (e.g. `Memoized`).
     """
     name = name or settings.retriever
     if name not in NAMES:
@@ -121,6 +121,7 @@ __all__ = [
     "matches",
     "min_max",
     "older_versions",
+    "rescored_fusion",
     "rrf_fusion",
     "save_bm25_beside",
     "stemmed_tokenize",

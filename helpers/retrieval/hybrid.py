@@ -1,7 +1,8 @@
 """Hybrid retrieval: ask a dense and a keyword retriever (`pool` candidates each), fuse the two rankings into one.
 
 Weighted sum (the TUM chatbot's): `alpha * min-max(dense) + (1 - alpha) * min-max(sparse)`; or reciprocal rank
-fusion: the sum of `1 / (rrf_k + rank)`. The arithmetic is the slots "fusion" and "rrf".
+fusion: the sum of `1 / (rrf_k + rank)`. The arithmetic is the slots "fusion" and "rrf". With `rescore` each side
+ranks deeper, so a candidate only one side returned is scored by the other too instead of counting 0 there.
 What it leaves out: fusion inside Qdrant (store_hybrid.py).
 """
 
@@ -44,9 +45,16 @@ def rrf_scores(rankings: list[list[str]], k: int) -> dict[str, float]:
     return fused
 
 
-def fusion_label(fusion: str, alpha: float, rrf_k: int) -> str:
-    """How a hybrid fuses, in a few words: "weighted α 0.5" or "RRF k 60"."""
-    return f"weighted α {alpha}" if fusion == "weighted" else f"RRF k {rrf_k}"
+def fusion_label(fusion: str, alpha: float, rrf_k: int, rescore: int = 0) -> str:
+    """How a hybrid fuses, in a few words: "weighted α 0.5", "weighted α 0.5 rescored from 3000" or "RRF k 60"."""
+    if fusion != "weighted":
+        return f"RRF k {rrf_k}"
+    return f"weighted α {alpha}" + (f" rescored from {rescore}" if rescore else "")
+
+
+def rescore_depth(fusion: str, depth: int, rescore: int) -> int:
+    """How deep each side ranks: `depth`, or `rescore` when the weighted fusion rescores (RRF uses ranks only)."""
+    return max(depth, rescore) if fusion == "weighted" and rescore else depth
 
 
 def weighted_fusion(dense: Sequence[Hit], sparse: Sequence[Hit], alpha: float = DEFAULTS.hybrid_alpha) -> list[Hit]:
@@ -54,6 +62,36 @@ def weighted_fusion(dense: Sequence[Hit], sparse: Sequence[Hit], alpha: float = 
     fuse = chosen("fusion", min_max_fusion)
     fused = fuse({h.node_id: h.scores["dense"] for h in dense}, {h.node_id: h.scores["sparse"] for h in sparse}, alpha)
     return _ranked(_merge(dense, sparse), fused)
+
+
+def rescored_fusion(
+    dense: Sequence[Hit], sparse: Sequence[Hit], depth: int, deep: int, alpha: float = DEFAULTS.hybrid_alpha
+) -> list[Hit]:
+    """`weighted_fusion` of each side's top `depth`, every candidate scored on both sides from lists ranked `deep`.
+
+    A candidate missing from a side's list scores that side's lowest listed score if the list is full (it was cut
+    there), else 0 (that side does not hold it: BM25 shares no word with the query).
+    """
+    candidates = _merge(dense[:depth], sparse[:depth])
+    by_side = []
+    for hits, stage in ((dense, "dense"), (sparse, "sparse")):
+        scores = {h.node_id: h.scores[stage] for h in hits}
+        floor = min(scores.values()) if scores and len(hits) >= deep else 0.0
+        by_side.append({h.node_id: scores.get(h.node_id, floor) for h in candidates})
+    fused = chosen("fusion", min_max_fusion)(by_side[0], by_side[1], alpha)
+    rescored = [copy_hit(h, dense=by_side[0][h.node_id], sparse=by_side[1][h.node_id]) for h in candidates]
+    return _ranked(rescored, fused)
+
+
+def fuse(
+    fusion: str, dense: list[Hit], sparse: list[Hit], k: int, depth: int, deep: int, alpha: float, rrf_k: int
+) -> list[Hit]:
+    """Both sides' lists, ranked `deep`, fused as configured: the top k (weighted and deeper than `depth`: rescored)."""
+    if fusion == "rrf":
+        return rrf_fusion([dense, sparse], rrf_k)[:k]
+    if deep > depth:
+        return rescored_fusion(dense, sparse, depth, deep, alpha)[:k]
+    return weighted_fusion(dense, sparse, alpha)[:k]
 
 
 def rrf_fusion(rankings: Sequence[Sequence[Hit]], rrf_k: int = DEFAULTS.rrf_k) -> list[Hit]:
@@ -101,20 +139,20 @@ class HybridRetriever:
         alpha: float = DEFAULTS.hybrid_alpha,
         rrf_k: int = DEFAULTS.rrf_k,
         pool: int = DEFAULTS.hybrid_pool,
+        rescore: int = DEFAULTS.hybrid_rescore,
     ) -> None:
         check_fusion(fusion, alpha)
         self.dense, self.sparse = dense, sparse
-        self.fusion, self.alpha, self.rrf_k, self.pool = fusion, alpha, rrf_k, pool
+        self.fusion, self.alpha, self.rrf_k, self.pool, self.rescore = fusion, alpha, rrf_k, pool, rescore
 
     def __repr__(self) -> str:
-        fusion = fusion_label(self.fusion, self.alpha, self.rrf_k)
+        fusion = fusion_label(self.fusion, self.alpha, self.rrf_k, self.rescore)
         return f"Hybrid({self.dense!r}, {self.sparse!r}; {fusion}, pool {self.pool})"
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
-        """Ask both sides for `pool` candidates (at least k), fuse, keep the top k."""
+        """Ask both sides for `pool` candidates (at least k), fuse, keep the top k (`rescore`: ranked deeper)."""
         depth = max(k, self.pool)
-        dense = self.dense.retrieve(query, depth, filters)
-        sparse = self.sparse.retrieve(query, depth, filters)
-        if self.fusion == "rrf":
-            return rrf_fusion([dense, sparse], self.rrf_k)[:k]
-        return weighted_fusion(dense, sparse, self.alpha)[:k]
+        deep = rescore_depth(self.fusion, depth, self.rescore)
+        dense = self.dense.retrieve(query, deep, filters)
+        sparse = self.sparse.retrieve(query, deep, filters)
+        return fuse(self.fusion, dense, sparse, k, depth, deep, self.alpha, self.rrf_k)

@@ -18,7 +18,7 @@ from helpers.retrieval.base import Filters, Retriever, copy_hit
 from helpers.retrieval.bm25 import TOKENIZERS
 from helpers.retrieval.bm25_file import bm25_for_store
 from helpers.retrieval.dense import DenseRetriever
-from helpers.retrieval.hybrid import DEFAULTS, HybridRetriever, check_fusion, fusion_label, rrf_fusion, weighted_fusion
+from helpers.retrieval.hybrid import DEFAULTS, HybridRetriever, check_fusion, fuse, fusion_label, rescore_depth
 from helpers.store import KitStore
 from helpers.store.keywords import SPARSE_VECTOR, Keywords, query_vector
 from helpers.types import Hit
@@ -90,22 +90,24 @@ class StoreHybridRetriever:
         alpha: float = DEFAULTS.hybrid_alpha,
         rrf_k: int = DEFAULTS.rrf_k,
         pool: int = DEFAULTS.hybrid_pool,
+        rescore: int = DEFAULTS.hybrid_rescore,
     ) -> None:
         check_fusion(fusion, alpha)
         self.store, self.embedder = store, embedder
         self.sparse = StoreBM25Retriever(store, tokenizer)
-        self.fusion, self.alpha, self.rrf_k, self.pool = fusion, alpha, rrf_k, pool
+        self.fusion, self.alpha, self.rrf_k, self.pool, self.rescore = fusion, alpha, rrf_k, pool, rescore
         self._kernel: Retriever | None = None
 
     def __repr__(self) -> str:
-        fusion = fusion_label(self.fusion, self.alpha, self.rrf_k)
+        fusion = fusion_label(self.fusion, self.alpha, self.rrf_k, self.rescore)
         return f"Hybrid(Dense, {self.sparse!r}; {fusion}, pool {self.pool})"
 
     def kernel(self) -> Retriever:
         """The same hybrid in this kernel, where a student's `top_k` and `bm25` can run: dense by the slot, bm25s."""
         if self._kernel is None:
             dense = DenseRetriever(self.store, self.embedder)
-            self._kernel = HybridRetriever(dense, self.sparse.kernel(), self.fusion, self.alpha, self.rrf_k, self.pool)
+            tuning = self.alpha, self.rrf_k, self.pool, self.rescore
+            self._kernel = HybridRetriever(dense, self.sparse.kernel(), self.fusion, *tuning)
         return self._kernel
 
     def retrieve(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
@@ -117,10 +119,9 @@ class StoreHybridRetriever:
         vector = [float(x) for x in self.embedder.embed_query(query)]
         if self.fusion == "rrf" and not yours("rrf"):
             return self.fused_by_qdrant(vector, query, k, depth, flt)
-        dense, sparse = self.both_lists(vector, query, depth, flt)
-        if self.fusion == "rrf":
-            return rrf_fusion([dense, sparse], self.rrf_k)[:k]
-        return weighted_fusion(dense, sparse, self.alpha)[:k]
+        deep = rescore_depth(self.fusion, depth, self.rescore)
+        dense, sparse = self.both_lists(vector, query, deep, flt)
+        return fuse(self.fusion, dense, sparse, k, depth, deep, self.alpha, self.rrf_k)
 
     def both_lists(
         self, vector: list[float], query: str, depth: int, flt: models.Filter | None
