@@ -51,6 +51,8 @@ def measure(questions: list[str]) -> dict[str, object]:
     bm25 = BM25Retriever.from_store(pipeline.store)
     result["bm25_fit_s"] = round(time.perf_counter() - start, 2)
     retrievers = {name: pipeline.make_retriever(name, bm25=bm25) for name in ("dense", "bm25", "hybrid", "hybrid_rrf")}
+    for depth in (0, 3000):  # rescoring off and on, whichever is configured
+        retrievers[f"hybrid rescore {depth}"] = pipeline.make_retriever("hybrid", bm25=bm25, rescore=depth)
     reranker, reason = load_finetuned(settings)
     print("reranker:", reason, flush=True)
     result["reranker"] = reason

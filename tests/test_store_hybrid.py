@@ -181,6 +181,18 @@ def test_hybrid_is_one_request_and_ranks_as_the_kernel_does(
     assert counted == one_call  # one request per question, and never a scroll through the collection
 
 
+def test_ranking_deep_for_rescoring_loads_only_the_top_in_full(
+    client: QdrantClient, nodes: list[TextNode], embedder: Embedder
+) -> None:
+    store = KitStore(client, "c", embedder.dimension, keywords=KEYWORDS)
+    store.upsert_nodes(nodes)
+    dense, query = DenseRetriever(store, embedder), "application fee"
+    full, ranked = dense.retrieve(query, 12), dense.ranked(query, 3, 12)
+    assert [(h.node_id, h.scores) for h in ranked] == [(h.node_id, h.scores) for h in full]
+    assert ranked[:3] == full[:3] and all(h.text == "" and h.metadata == {} for h in ranked[3:])
+    assert dense.ranked(query, 5, 5) == dense.retrieve(query, 5)  # nothing deeper asked: the usual search
+
+
 def test_bm25_in_the_store_scores_as_bm25s(client: QdrantClient) -> None:
     store = KitStore(client, "c", 8, keywords=KEYWORDS)
     nodes = course_nodes(None)

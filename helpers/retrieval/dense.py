@@ -31,6 +31,12 @@ class DenseRetriever:
             return self.by_your_top_k(query, k, filters)
         return self.store.search(self.embedder.embed_query(query), k, filters=filters)
 
+    def ranked(self, query: str, k: int, deep: int, filters: Filters | None = None) -> list[Hit]:
+        """The top k hits, then down to `deep` only ids and scores: what rescoring a hybrid's candidates reads."""
+        if yours("top_k") or deep <= k:
+            return self.retrieve(query, max(k, deep), filters)
+        return self.store.search_ranked(self.embedder.embed_query(query), k, deep, filters)
+
     def by_your_top_k(self, query: str, k: int, filters: Filters | None = None) -> list[Hit]:
         """Top-k chunks by the "top_k" slot's function over the stored vectors (unit rows, like Qdrant's cosine)."""
         self.store.check_vectors()

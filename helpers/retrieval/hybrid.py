@@ -153,6 +153,7 @@ class HybridRetriever:
         """Ask both sides for `pool` candidates (at least k), fuse, keep the top k (`rescore`: ranked deeper)."""
         depth = max(k, self.pool)
         deep = rescore_depth(self.fusion, depth, self.rescore)
-        dense = self.dense.retrieve(query, deep, filters)
+        ranked = getattr(self.dense, "ranked", None)  # past the candidates only scores are read: no payload needed
+        dense = ranked(query, depth, deep, filters) if ranked else self.dense.retrieve(query, deep, filters)
         sparse = self.sparse.retrieve(query, deep, filters)
         return fuse(self.fusion, dense, sparse, k, depth, deep, self.alpha, self.rrf_k)

@@ -120,22 +120,31 @@ class StoreHybridRetriever:
         if self.fusion == "rrf" and not yours("rrf"):
             return self.fused_by_qdrant(vector, query, k, depth, flt)
         deep = rescore_depth(self.fusion, depth, self.rescore)
-        dense, sparse = self.both_lists(vector, query, deep, flt)
+        dense, sparse = self.both_lists(vector, query, depth, flt, deep)
         return fuse(self.fusion, dense, sparse, k, depth, deep, self.alpha, self.rrf_k)
 
     def both_lists(
-        self, vector: list[float], query: str, depth: int, flt: models.Filter | None
+        self, vector: list[float], query: str, depth: int, flt: models.Filter | None, deep: int = 0
     ) -> tuple[list[Hit], list[Hit]]:
-        """The dense and the BM25 candidates with their scores: one batch of two queries."""
-        requests = [models.QueryRequest(query=vector, limit=depth, filter=flt, with_payload=True)]
+        """The dense and the BM25 candidates with their scores: one batch of queries. Ranked `deep` (rescoring), each
+        list goes on past the candidates with ids and scores only, from a second query without payload."""
+        sides: list[tuple[str, object, str | None]] = [("dense", vector, None)]
         sparse = self.sparse.vector(query)
         if sparse is not None:
-            requests.append(
-                models.QueryRequest(query=sparse, using=SPARSE_VECTOR, limit=depth, filter=flt, with_payload=True)
-            )
+            sides.append(("sparse", sparse, SPARSE_VECTOR))
+        requests = [models.QueryRequest(query=q, using=using, limit=depth, filter=flt, with_payload=True)
+                    for _, q, using in sides]  # fmt: skip
+        if deep > depth:
+            requests += [models.QueryRequest(query=q, using=using, limit=deep, filter=flt, with_payload=False)
+                         for _, q, using in sides]  # fmt: skip
         answers = self.store.client.query_batch_points(self.store.collection, requests=requests)
-        dense_hits = self.store.hits(answers[0].points, "dense")
-        return dense_hits, self.store.hits(answers[1].points, "sparse") if sparse is not None else []
+        lists = []
+        for i, (stage, _, _) in enumerate(sides):
+            top = self.store.hits(answers[i].points, stage)
+            seen = {hit.node_id for hit in top}
+            rest = self.store.scores_only(answers[i + len(sides)].points, stage) if deep > depth else []
+            lists.append(top + [hit for hit in rest if hit.node_id not in seen][: deep - len(top)])
+        return lists[0], lists[1] if sparse is not None else []
 
     def fused_by_qdrant(
         self, vector: list[float], query: str, k: int, depth: int, flt: models.Filter | None

@@ -293,6 +293,23 @@ class KitStore:
             for node, point in zip(nodes, points, strict=True)
         ]
 
+    def search_ranked(
+        self, vector: Sequence[float], k: int, deep: int, filters: MetadataFilters | Mapping[str, object] | None = None
+    ) -> list[Hit]:
+        """`search` ranked `deep`: the top k in full, the rest as id and score only (one query, payloads of k)."""
+        self.check_vectors()
+        query, flt = list(map(float, vector)), self.qdrant_filter(filters)
+        found = self.client.query_points(self.collection, query=query, limit=deep, query_filter=flt, with_payload=False)
+        top = found.points[:k]
+        payloads = {str(r.id): r.payload for r in self.client.retrieve(self.collection, [p.id for p in top])}
+        full = [models.ScoredPoint(id=p.id, version=p.version, score=p.score, payload=payloads[str(p.id)]) for p in top]
+        return self.hits(full, "dense") + self.scores_only(found.points[k:], "dense")
+
+    @staticmethod
+    def scores_only(points: Sequence[models.ScoredPoint], stage: str) -> list[Hit]:
+        """Points fetched without payload as hits holding only an id and a score (what rescoring reads)."""
+        return [Hit(str(p.id), "", {}, {stage: float(p.score)}) for p in points]
+
     def nodes(self, filters: MetadataFilters | Mapping[str, object] | None = None) -> list[BaseNode]:
         """Every stored chunk (passing `filters`) as a LlamaIndex node, with its embedding (for numpy search)."""
         points = list(self._scroll(scroll_filter=self.qdrant_filter(filters), with_payload=True, with_vectors=True))
