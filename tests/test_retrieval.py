@@ -73,7 +73,7 @@ def test_rrf_by_hand() -> None:
 
 
 def test_every_stage_score_is_kept_and_inputs_untouched() -> None:
-    hybrid = HybridRetriever(Fixed(DENSE), Fixed(SPARSE), alpha=0.6)
+    hybrid = HybridRetriever(Fixed(DENSE), Fixed(SPARSE), alpha=0.6, rescore=0)  # a miss on one side scores 0
     by_id = {h.node_id: h for h in hybrid.retrieve("q", k=4)}
     assert set(by_id["a"].scores) == {"dense", "sparse", "fused"}
     assert by_id["a"].scores["dense"] == 0.9 and by_id["a"].scores["sparse"] == 2.0
