@@ -180,7 +180,7 @@ class RetrievalSettings:
     rrf_k: int = 60  # reciprocal rank fusion constant, as in the paper that introduced it
     bm25_tokenizer: str = "stemmed"  # codes joined, numbers kept, plurals stripped ("fees" -> "fee"); "kit", "dates"
     hybrid_pool: int = 50  # candidates each side of a hybrid retriever returns before fusion
-    hybrid_rescore: int = 0  # each side ranks this deep to score the other side's candidates (0: a miss scores 0)
+    hybrid_rescore: int = 3000  # each side ranks this deep to score the other side's candidates (0: a miss scores 0)
     # "kernel": bm25s fitted here on every chunk; "store": BM25 vectors inside Qdrant; "auto": inside Qdrant on a server
     # or qdrant-edge, in the kernel with qdrant-client's local mode (whose points live in this process anyway)
     bm25_backend: str = "auto"
